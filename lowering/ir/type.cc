@@ -1,0 +1,74 @@
+#include "lowering/ir/type.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace relay::ir {
+
+Type::Type() : fields_(std::make_shared<const std::vector<Type>>()) {}
+
+Type Type::Tensor(Shape shape, DType dtype) {
+  Type t;
+  t.kind_ = Kind::kTensor;
+  t.shape_ = std::move(shape);
+  t.dtype_ = dtype;
+  return t;
+}
+
+Type Type::Tuple(std::vector<Type> fields) {
+  Type t;
+  t.kind_ = Kind::kTuple;
+  t.fields_ = std::make_shared<const std::vector<Type>>(std::move(fields));
+  return t;
+}
+
+Type Type::Func(std::vector<Type> params, Type ret) {
+  Type t;
+  t.kind_ = Kind::kFunc;
+  params.push_back(std::move(ret));
+  t.fields_ = std::make_shared<const std::vector<Type>>(std::move(params));
+  return t;
+}
+
+int64_t Type::NumElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape_) n *= d;
+  return n;
+}
+
+std::vector<Type> Type::params() const {
+  return std::vector<Type>(fields_->begin(), fields_->end() - 1);
+}
+
+bool Type::operator==(const Type& other) const {
+  if (kind_ != other.kind_) return false;
+  if (kind_ == Kind::kTensor) return shape_ == other.shape_ && dtype_ == other.dtype_;
+  return *fields_ == *other.fields_;
+}
+
+std::string ShapeToString(const Shape& shape) {
+  return absl::StrCat("(", absl::StrJoin(shape, ", "), ")");
+}
+
+std::string TypeToString(const Type& type) {
+  switch (type.kind()) {
+    case Type::Kind::kTensor:
+      return absl::StrCat("Tensor[", ShapeToString(type.shape()), ", ", DTypeName(type.dtype()),
+                          "]");
+    case Type::Kind::kTuple: {
+      std::vector<std::string> parts;
+      for (const Type& f : type.fields()) parts.push_back(TypeToString(f));
+      // A one-field tuple keeps its trailing comma, as in Python and Relay.
+      if (parts.size() == 1) return absl::StrCat("(", parts[0], ",)");
+      return absl::StrCat("(", absl::StrJoin(parts, ", "), ")");
+    }
+    case Type::Kind::kFunc: {
+      std::vector<std::string> parts;
+      for (const Type& p : type.params()) parts.push_back(TypeToString(p));
+      return absl::StrCat("fn (", absl::StrJoin(parts, ", "), ") -> ", TypeToString(type.ret()));
+    }
+  }
+  return "?";
+}
+
+}  // namespace relay::ir

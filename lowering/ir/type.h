@@ -1,0 +1,67 @@
+// Types of Relay expressions: tensors with a static shape and dtype, tuples, functions.
+#ifndef RULES_RELAY_LOWERING_IR_TYPE_H_
+#define RULES_RELAY_LOWERING_IR_TYPE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lowering/ir/dtype.h"
+
+namespace relay::ir {
+
+using Shape = std::vector<int64_t>;
+
+// A value type (cheap to copy: the payload is shared and immutable).
+// Every shape is static: dimensions are >= 0 (0 is allowed: empty tensors).
+class Type {
+ public:
+  enum class Kind { kTensor, kTuple, kFunc };
+
+  // Default: a float32 scalar. Exists so Type can live in containers.
+  Type();
+
+  static Type Tensor(Shape shape, DType dtype);
+  static Type Tuple(std::vector<Type> fields);
+  static Type Func(std::vector<Type> params, Type ret);
+
+  Kind kind() const { return kind_; }
+  bool is_tensor() const { return kind_ == Kind::kTensor; }
+  bool is_tuple() const { return kind_ == Kind::kTuple; }
+  bool is_func() const { return kind_ == Kind::kFunc; }
+
+  // Tensor only.
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  int ndim() const { return static_cast<int>(shape_.size()); }
+  int64_t NumElements() const;
+
+  // Tuple: the fields. Func: the parameter types.
+  const std::vector<Type>& fields() const { return *fields_; }
+  // Func only: the return type.
+  const Type& ret() const { return fields_->back(); }
+  std::vector<Type> params() const;
+
+  bool operator==(const Type& other) const;
+  bool operator!=(const Type& other) const { return !(*this == other); }
+
+ private:
+  Kind kind_ = Kind::kTensor;
+  Shape shape_;
+  DType dtype_ = DType::kFloat32;
+  // Tuple fields; for Func, the params followed by the return type.
+  std::shared_ptr<const std::vector<Type>> fields_;
+};
+
+// Relay text: "Tensor[(1, 3, 224, 224), float32]", "(Tensor[(1), int64], Tensor[(2), float32])",
+// "fn (Tensor[(1), float32]) -> Tensor[(1), float32]". Scalars: "Tensor[(), float32]". A
+// one-element shape prints "(1)", as TVM prints it.
+std::string TypeToString(const Type& type);
+
+// "(1, 3, 224, 224)" / "()" / "(5)".
+std::string ShapeToString(const Shape& shape);
+
+}  // namespace relay::ir
+
+#endif  // RULES_RELAY_LOWERING_IR_TYPE_H_
