@@ -130,6 +130,7 @@ std::string FloatText(double v) {
 absl::StatusOr<AttrValue> CoerceAttr(const AttrSpec& spec, const AttrValue& value) {
   const AttrKind from = value.kind();
   if (from == spec.kind) return value;
+  if (spec.keep_int && spec.kind == AttrKind::kInts && from == AttrKind::kInt) return value;
   if (from == AttrKind::kNone) {
     if (spec.nullable) return value;
   } else if (spec.kind == AttrKind::kFloat && from == AttrKind::kInt) {
@@ -139,8 +140,7 @@ absl::StatusOr<AttrValue> CoerceAttr(const AttrSpec& spec, const AttrValue& valu
     return AttrValue::Bool(value.AsInt() == 1);
   } else if (spec.kind == AttrKind::kInts && from == AttrKind::kInt) {
     return AttrValue::Ints({value.AsInt()});
-  } else if (spec.kind == AttrKind::kInt && from == AttrKind::kInts &&
-             value.AsInts().size() == 1) {
+  } else if (spec.kind == AttrKind::kInt && from == AttrKind::kInts && value.AsInts().size() == 1) {
     return AttrValue::Int(value.AsInts()[0]);
   } else if (spec.kind == AttrKind::kFloats && from == AttrKind::kInts) {
     std::vector<double> out(value.AsInts().begin(), value.AsInts().end());
@@ -152,8 +152,8 @@ absl::StatusOr<AttrValue> CoerceAttr(const AttrSpec& spec, const AttrValue& valu
     return spec.kind == AttrKind::kInts ? AttrValue::Ints({}) : value;
   }
   return absl::InvalidArgumentError(absl::StrCat("attribute '", spec.name, "' expects ",
-                                                 KindName(spec.kind), ", got ", KindName(from),
-                                                 " ", AttrValueToString(value)));
+                                                 KindName(spec.kind), ", got ", KindName(from), " ",
+                                                 AttrValueToString(value)));
 }
 
 absl::StatusOr<Attrs> Attrs::Make(const std::string& op_name, const std::vector<AttrSpec>& schema,
@@ -162,8 +162,7 @@ absl::StatusOr<Attrs> Attrs::Make(const std::string& op_name, const std::vector<
     bool known = false;
     for (const AttrSpec& spec : schema) known = known || spec.name == name;
     if (!known) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(op_name, ": unknown attribute '", name, "'"));
+      return absl::InvalidArgumentError(absl::StrCat(op_name, ": unknown attribute '", name, "'"));
     }
   }
   Attrs attrs;
@@ -221,8 +220,14 @@ std::string AttrValueToString(const AttrValue& value) {
       return absl::StrCat(FloatText(value.AsFloat()), "f");
     case AttrKind::kBool:
       return value.AsBool() ? "True" : "False";
-    case AttrKind::kString:
-      return absl::StrCat("\"", value.AsString(), "\"");
+    case AttrKind::kString: {
+      std::string out = "\"";
+      for (char c : value.AsString()) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+      }
+      return out + "\"";
+    }
     case AttrKind::kInts:
       return absl::StrCat("[", absl::StrJoin(value.AsInts(), ", "), "]");
     case AttrKind::kFloats: {

@@ -30,9 +30,9 @@ class AttrValue {
 
   AttrKind kind() const;
   bool is_none() const { return kind() == AttrKind::kNone; }
-  int64_t AsInt() const;          // kInt (or kBool)
-  double AsFloat() const;         // kFloat or kInt
-  bool AsBool() const;            // kBool or kInt
+  int64_t AsInt() const;   // kInt (or kBool)
+  double AsFloat() const;  // kFloat or kInt
+  bool AsBool() const;     // kBool or kInt
   const std::string& AsString() const;
   const std::vector<int64_t>& AsInts() const;
   const std::vector<double>& AsFloats() const;
@@ -54,6 +54,9 @@ struct AttrSpec {
   AttrValue default_value;
   bool required = false;
   bool nullable = false;
+  // For a kInts spec: a lone int is kept as an int instead of becoming a one-element list
+  // (split's indices_or_sections: `2` means two sections, `[2]` means split at index 2).
+  bool keep_int = false;
 };
 
 // Converts a parsed value to the spec's kind: ints widen to floats, an int list of one element
@@ -82,9 +85,7 @@ class Attrs {
   bool GetBool(std::string_view name) const { return Get(name).AsBool(); }
   const std::string& GetString(std::string_view name) const { return Get(name).AsString(); }
   const std::vector<int64_t>& GetInts(std::string_view name) const { return Get(name).AsInts(); }
-  const std::vector<double>& GetFloats(std::string_view name) const {
-    return Get(name).AsFloats();
-  }
+  const std::vector<double>& GetFloats(std::string_view name) const { return Get(name).AsFloats(); }
 
   bool operator==(const Attrs& o) const { return entries_ == o.entries_; }
 

@@ -170,7 +170,9 @@ class LetNode : public ExprNode {
   const Expr& body() const { return body_; }
 
   LetNode(Var var, Expr value, Expr body, SourceLoc loc)
-      : ExprNode(kKind, loc), var_(std::move(var)), value_(std::move(value)),
+      : ExprNode(kKind, loc),
+        var_(std::move(var)),
+        value_(std::move(value)),
         body_(std::move(body)) {}
 
  private:
@@ -196,8 +198,11 @@ class FunctionNode : public ExprNode {
 
   FunctionNode(std::vector<Var> params, Expr body, std::optional<Type> ret_annotation,
                std::vector<std::pair<std::string, AttrValue>> attrs, SourceLoc loc)
-      : ExprNode(kKind, loc), params_(std::move(params)), body_(std::move(body)),
-        ret_annotation_(std::move(ret_annotation)), attrs_(std::move(attrs)) {}
+      : ExprNode(kKind, loc),
+        params_(std::move(params)),
+        body_(std::move(body)),
+        ret_annotation_(std::move(ret_annotation)),
+        attrs_(std::move(attrs)) {}
 
  private:
   std::vector<Var> params_;

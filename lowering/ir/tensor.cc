@@ -8,9 +8,7 @@ namespace relay::ir {
 Tensor::Tensor() : Tensor(Shape{}, DType::kFloat32) {}
 
 Tensor::Tensor(Shape shape, DType dtype)
-    : shape_(std::move(shape)),
-      dtype_(dtype),
-      bytes_(std::make_shared<std::vector<uint8_t>>(0)) {
+    : shape_(std::move(shape)), dtype_(dtype), bytes_(std::make_shared<std::vector<uint8_t>>(0)) {
   bytes_->resize(static_cast<size_t>(NumElements() * DTypeBytes(dtype_)), 0);
 }
 
