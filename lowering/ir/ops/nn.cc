@@ -1,0 +1,497 @@
+// Neural-network ops: convolutions, dense/matmul, bias_add, normalisations, softmax, pooling,
+// pad and resize. Only the default layouts (NCHW data, OIHW / IOHW kernels) are supported.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lowering/ir/ops/register.h"
+#include "lowering/ir/ops/relation_util.h"
+#include "lowering/support/status_macros.h"
+
+namespace relay::ir::ops {
+namespace {
+
+std::string S(const Type& t) { return ShapeToString(t.shape()); }
+
+// kernel_size, when given, must agree with the weight's spatial extents.
+absl::Status CheckKernelSize(const Attrs& attrs, const Type& weight) {
+  const AttrValue& ks = attrs.Get("kernel_size");
+  if (ks.is_none()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(auto k, NormalizePair(ks.AsInts(), "kernel_size", 1));
+  if (k[0] != weight.shape()[2] || k[1] != weight.shape()[3]) {
+    return absl::InvalidArgumentError(absl::StrCat("attribute 'kernel_size' [", k[0], ", ", k[1],
+                                                   "] does not match 'weight' ", S(weight)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckChannels(const Attrs& attrs, int64_t out_channels, const Type& weight) {
+  const AttrValue& ch = attrs.Get("channels");
+  if (ch.is_none() || ch.AsInt() == out_channels) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("attribute 'channels' = ", ch.AsInt(),
+                                                 " but 'weight' ", S(weight), " has ", out_channels,
+                                                 " output channels"));
+}
+
+absl::StatusOr<Type> Conv2DRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data", "weight"}));
+  const Type& data = args[0];
+  const Type& weight = args[1];
+  RETURN_IF_ERROR(CheckLayout("data_layout", attrs.GetString("data_layout"), "NCHW"));
+  RETURN_IF_ERROR(CheckLayout("kernel_layout", attrs.GetString("kernel_layout"), "OIHW"));
+  RETURN_IF_ERROR(CheckLayout("out_layout", attrs.GetString("out_layout"), "NCHW", true));
+  RETURN_IF_ERROR(CheckRank(data, "data", 4, "NCHW"));
+  RETURN_IF_ERROR(CheckRank(weight, "weight", 4, "OIHW"));
+  RETURN_IF_ERROR(CheckSameDType(data, "data", weight, "weight"));
+  RETURN_IF_ERROR(CheckNumeric(data, "data"));
+  ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
+  ASSIGN_OR_RETURN(auto strides, NormalizePair(attrs.GetInts("strides"), "strides", 1));
+  ASSIGN_OR_RETURN(auto dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
+  const int64_t groups = attrs.GetInt("groups");
+  const int64_t c = data.shape()[1];
+  const int64_t o = weight.shape()[0];
+  if (groups < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute 'groups' = ", groups, " must be positive"));
+  }
+  if (c % groups != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("groups ", groups, " does not divide the ", c,
+                                                   " input channels of 'data' ", S(data)));
+  }
+  if (o % groups != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("groups ", groups, " does not divide the ", o,
+                                                   " output channels of 'weight' ", S(weight)));
+  }
+  if (weight.shape()[1] != c / groups) {
+    if (groups == 1) {
+      return absl::InvalidArgumentError(absl::StrCat("argument 'weight' has ", weight.shape()[1],
+                                                     " input channels ", S(weight),
+                                                     " but 'data' has ", c, " ", S(data)));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument 'weight' has ", weight.shape()[1], " input channels per group ", S(weight),
+        " but 'data' has ", c, " in ", groups, " groups, ", c / groups, " per group ", S(data)));
+  }
+  RETURN_IF_ERROR(CheckChannels(attrs, o, weight));
+  RETURN_IF_ERROR(CheckKernelSize(attrs, weight));
+  ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), data.dtype()));
+  const int64_t kh = weight.shape()[2];
+  const int64_t kw = weight.shape()[3];
+  const int64_t oh =
+      ConvOutputSize(data.shape()[2], pad.top, pad.bottom, kh, strides[0], dilation[0]);
+  const int64_t ow =
+      ConvOutputSize(data.shape()[3], pad.left, pad.right, kw, strides[1], dilation[1]);
+  if (oh <= 0 || ow <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the kernel ", kh, "x", kw, " of 'weight' ", S(weight), " (dilated ",
+                     dilation[0] * (kh - 1) + 1, "x", dilation[1] * (kw - 1) + 1,
+                     ") does not fit the padded input of 'data' ", S(data)));
+  }
+  return Type::Tensor({data.shape()[0], o, oh, ow}, out_dtype);
+}
+
+absl::StatusOr<Type> Conv2DTransposeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data", "weight"}));
+  const Type& data = args[0];
+  const Type& weight = args[1];
+  RETURN_IF_ERROR(CheckLayout("data_layout", attrs.GetString("data_layout"), "NCHW"));
+  RETURN_IF_ERROR(CheckLayout("kernel_layout", attrs.GetString("kernel_layout"), "IOHW"));
+  RETURN_IF_ERROR(CheckLayout("out_layout", attrs.GetString("out_layout"), "NCHW", true));
+  RETURN_IF_ERROR(CheckRank(data, "data", 4, "NCHW"));
+  RETURN_IF_ERROR(CheckRank(weight, "weight", 4, "IOHW"));
+  RETURN_IF_ERROR(CheckSameDType(data, "data", weight, "weight"));
+  RETURN_IF_ERROR(CheckNumeric(data, "data"));
+  ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
+  ASSIGN_OR_RETURN(auto strides, NormalizePair(attrs.GetInts("strides"), "strides", 1));
+  ASSIGN_OR_RETURN(auto dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
+  ASSIGN_OR_RETURN(auto out_pad,
+                   NormalizePair(attrs.GetInts("output_padding"), "output_padding", 0));
+  for (int i = 0; i < 2; ++i) {
+    if (out_pad[i] >= std::max(strides[i], dilation[i])) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("attribute 'output_padding' [", out_pad[0], ", ", out_pad[1],
+                       "] must be smaller than the stride or the dilation"));
+    }
+  }
+  const int64_t groups = attrs.GetInt("groups");
+  const int64_t c = data.shape()[1];
+  if (groups < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute 'groups' = ", groups, " must be positive"));
+  }
+  if (weight.shape()[0] != c) {
+    return absl::InvalidArgumentError(absl::StrCat("argument 'weight' has ", weight.shape()[0],
+                                                   " input channels ", S(weight),
+                                                   " but 'data' has ", c, " ", S(data)));
+  }
+  if (c % groups != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("groups ", groups, " does not divide the ", c,
+                                                   " input channels of 'data' ", S(data)));
+  }
+  const int64_t o = weight.shape()[1] * groups;
+  RETURN_IF_ERROR(CheckChannels(attrs, o, weight));
+  RETURN_IF_ERROR(CheckKernelSize(attrs, weight));
+  ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), data.dtype()));
+  const int64_t oh = ConvTransposeOutputSize(
+      data.shape()[2], pad.top, pad.bottom, weight.shape()[2], strides[0], dilation[0], out_pad[0]);
+  const int64_t ow = ConvTransposeOutputSize(
+      data.shape()[3], pad.left, pad.right, weight.shape()[3], strides[1], dilation[1], out_pad[1]);
+  if (oh <= 0 || ow <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("the padding removes the whole output (", oh,
+                                                   "x", ow, ") of 'data' ", S(data),
+                                                   " and 'weight' ", S(weight)));
+  }
+  return Type::Tensor({data.shape()[0], o, oh, ow}, out_dtype);
+}
+
+absl::Status CheckUnits(const Attrs& attrs, int64_t n, const std::string& arg, const Type& t) {
+  const AttrValue& units = attrs.Get("units");
+  if (units.is_none() || units.AsInt() == n) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("attribute 'units' = ", units.AsInt(), " but '",
+                                                 arg, "' ", S(t), " has ", n, " output units"));
+}
+
+absl::StatusOr<Type> DenseRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data", "weight"}));
+  const Type& data = args[0];
+  const Type& weight = args[1];
+  if (data.ndim() < 1) {
+    return absl::InvalidArgumentError("argument 'data' must have rank >= 1, got ()");
+  }
+  RETURN_IF_ERROR(CheckRank(weight, "weight", 2, "units, K"));
+  RETURN_IF_ERROR(CheckSameDType(data, "data", weight, "weight"));
+  RETURN_IF_ERROR(CheckNumeric(data, "data"));
+  if (data.shape().back() != weight.shape()[1]) {
+    return absl::InvalidArgumentError(absl::StrCat("argument 'weight' ", S(weight),
+                                                   " has K = ", weight.shape()[1], " but 'data' ",
+                                                   S(data), " has ", data.shape().back()));
+  }
+  RETURN_IF_ERROR(CheckUnits(attrs, weight.shape()[0], "weight", weight));
+  ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), data.dtype()));
+  Shape out = data.shape();
+  out.back() = weight.shape()[0];
+  return Type::Tensor(std::move(out), out_dtype);
+}
+
+absl::StatusOr<Type> MatmulRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"a", "b"}));
+  const Type& a = args[0];
+  const Type& b = args[1];
+  RETURN_IF_ERROR(CheckRank(a, "a", 2));
+  RETURN_IF_ERROR(CheckRank(b, "b", 2));
+  RETURN_IF_ERROR(CheckSameDType(a, "a", b, "b"));
+  RETURN_IF_ERROR(CheckNumeric(a, "a"));
+  const bool ta = attrs.GetBool("transpose_a");
+  const bool tb = attrs.GetBool("transpose_b");
+  const int64_t m = ta ? a.shape()[1] : a.shape()[0];
+  const int64_t ka = ta ? a.shape()[0] : a.shape()[1];
+  const int64_t n = tb ? b.shape()[0] : b.shape()[1];
+  const int64_t kb = tb ? b.shape()[1] : b.shape()[0];
+  if (ka != kb) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument 'a' ", S(a), " has K = ", ka, " but 'b' ", S(b), " has K = ", kb,
+        " (transpose_a=", ta ? "True" : "False", ", transpose_b=", tb ? "True" : "False", ")"));
+  }
+  RETURN_IF_ERROR(CheckUnits(attrs, n, "b", b));
+  ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), a.dtype()));
+  return Type::Tensor({m, n}, out_dtype);
+}
+
+absl::StatusOr<Type> BatchMatmulRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"a", "b"}));
+  const Type& a = args[0];
+  const Type& b = args[1];
+  RETURN_IF_ERROR(CheckRank(a, "a", 3));
+  RETURN_IF_ERROR(CheckRank(b, "b", 3));
+  RETURN_IF_ERROR(CheckSameDType(a, "a", b, "b"));
+  RETURN_IF_ERROR(CheckNumeric(a, "a"));
+  const bool ta = attrs.GetBool("transpose_a");
+  const bool tb = attrs.GetBool("transpose_b");
+  const int64_t m = ta ? a.shape()[2] : a.shape()[1];
+  const int64_t ka = ta ? a.shape()[1] : a.shape()[2];
+  const int64_t n = tb ? b.shape()[1] : b.shape()[2];
+  const int64_t kb = tb ? b.shape()[2] : b.shape()[1];
+  if (ka != kb) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument 'a' ", S(a), " has K = ", ka, " but 'b' ", S(b), " has K = ", kb,
+        " (transpose_a=", ta ? "True" : "False", ", transpose_b=", tb ? "True" : "False", ")"));
+  }
+  const int64_t ba = a.shape()[0];
+  const int64_t bb = b.shape()[0];
+  if (ba != bb && ba != 1 && bb != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("batch ", ba, " of 'a' ", S(a), " and batch ",
+                                                   bb, " of 'b' ", S(b),
+                                                   " differ and neither is 1"));
+  }
+  ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), a.dtype()));
+  return Type::Tensor({ba == 1 ? bb : ba, m, n}, out_dtype);
+}
+
+// A 1-D parameter whose extent is data's extent along `axis` (bias, gamma, moving_mean, ...).
+absl::Status CheckChannelVector(const Type& data, int axis, const Type& param,
+                                const std::string& name) {
+  RETURN_IF_ERROR(CheckSameDType(data, "data", param, name));
+  const int64_t c = data.shape()[axis];
+  if (param.shape() == Shape{c}) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("argument '", name, "' ", S(param),
+                                                 " must have shape (", c, "), the extent of axis ",
+                                                 axis, " of 'data' ", S(data)));
+}
+
+absl::StatusOr<Type> BiasAddRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data", "bias"}));
+  RETURN_IF_ERROR(CheckNumeric(args[0], "data"));
+  ASSIGN_OR_RETURN(int axis, NormalizeAxis(attrs.GetInt("axis"), args[0].ndim()));
+  RETURN_IF_ERROR(CheckChannelVector(args[0], axis, args[1], "bias"));
+  return args[0];
+}
+
+absl::StatusOr<Type> BatchNormRel(const std::vector<Type>& args, const Attrs& attrs) {
+  const std::vector<std::string> names = {"data", "gamma", "beta", "moving_mean", "moving_var"};
+  RETURN_IF_ERROR(CheckTensorArgs(args, names));
+  RETURN_IF_ERROR(CheckFloat(args[0], "data"));
+  ASSIGN_OR_RETURN(int axis, NormalizeAxis(attrs.GetInt("axis"), args[0].ndim()));
+  for (size_t i = 1; i < args.size(); ++i) {
+    RETURN_IF_ERROR(CheckChannelVector(args[0], axis, args[i], names[i]));
+  }
+  return Type::Tuple({args[0], args[3], args[4]});
+}
+
+absl::StatusOr<Type> LayerNormRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data", "gamma", "beta"}));
+  RETURN_IF_ERROR(CheckFloat(args[0], "data"));
+  ASSIGN_OR_RETURN(int axis, NormalizeAxis(attrs.GetInt("axis"), args[0].ndim()));
+  RETURN_IF_ERROR(CheckChannelVector(args[0], axis, args[1], "gamma"));
+  RETURN_IF_ERROR(CheckChannelVector(args[0], axis, args[2], "beta"));
+  return args[0];
+}
+
+absl::StatusOr<Type> SoftmaxRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  RETURN_IF_ERROR(CheckFloat(args[0], "data"));
+  RETURN_IF_ERROR(NormalizeAxis(attrs.GetInt("axis"), args[0].ndim()).status());
+  return args[0];
+}
+
+absl::StatusOr<Type> Pool2DRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  const Type& data = args[0];
+  RETURN_IF_ERROR(CheckLayout("layout", attrs.GetString("layout"), "NCHW"));
+  RETURN_IF_ERROR(CheckLayout("out_layout", attrs.GetString("out_layout"), "NCHW", true));
+  RETURN_IF_ERROR(CheckRank(data, "data", 4, "NCHW"));
+  RETURN_IF_ERROR(CheckNumeric(data, "data"));
+  ASSIGN_OR_RETURN(auto pool, NormalizePair(attrs.GetInts("pool_size"), "pool_size", 1));
+  ASSIGN_OR_RETURN(auto strides, NormalizePair(attrs.GetInts("strides"), "strides", 1));
+  ASSIGN_OR_RETURN(auto dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
+  ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
+  const bool ceil_mode = attrs.GetBool("ceil_mode");
+  const int64_t oh = PoolOutputSize(data.shape()[2], pad.top, pad.bottom, pool[0], strides[0],
+                                    dilation[0], ceil_mode);
+  const int64_t ow = PoolOutputSize(data.shape()[3], pad.left, pad.right, pool[1], strides[1],
+                                    dilation[1], ceil_mode);
+  if (oh <= 0 || ow <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pool_size [", pool[0], ", ", pool[1], "] (dilated ", dilation[0] * (pool[0] - 1) + 1, "x",
+        dilation[1] * (pool[1] - 1) + 1, ") does not fit the padded input of 'data' ", S(data)));
+  }
+  return Type::Tensor({data.shape()[0], data.shape()[1], oh, ow}, data.dtype());
+}
+
+absl::StatusOr<Type> GlobalPool2DRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  const Type& data = args[0];
+  RETURN_IF_ERROR(CheckLayout("layout", attrs.GetString("layout"), "NCHW"));
+  RETURN_IF_ERROR(CheckLayout("out_layout", attrs.GetString("out_layout"), "NCHW", true));
+  RETURN_IF_ERROR(CheckRank(data, "data", 4, "NCHW"));
+  RETURN_IF_ERROR(CheckNumeric(data, "data"));
+  return Type::Tensor({data.shape()[0], data.shape()[1], 1, 1}, data.dtype());
+}
+
+absl::StatusOr<Type> PadRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data", "pad_value"}));
+  const Type& data = args[0];
+  if (args[1].ndim() != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("argument 'pad_value' must be a scalar, got ", S(args[1])));
+  }
+  const std::string& mode = attrs.GetString("pad_mode");
+  if (mode != "constant" && mode != "edge" && mode != "reflect") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attribute 'pad_mode' = \"", mode, "\" is not \"constant\", \"edge\" or \"reflect\""));
+  }
+  const std::vector<int64_t>& width = attrs.GetInts("pad_width");
+  const std::string width_text = absl::StrCat("[", absl::StrJoin(width, ", "), "]");
+  if (width.size() != 2 * static_cast<size_t>(data.ndim())) {
+    return absl::InvalidArgumentError(absl::StrCat("attribute 'pad_width' ", width_text, " has ",
+                                                   width.size() / 2, " pairs but 'data' ", S(data),
+                                                   " has rank ", data.ndim()));
+  }
+  Shape out = data.shape();
+  for (int i = 0; i < data.ndim(); ++i) {
+    const int64_t before = width[2 * i];
+    const int64_t after = width[2 * i + 1];
+    if (before < 0 || after < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("attribute 'pad_width' ", width_text, " has a negative width"));
+    }
+    const int64_t n = data.shape()[i];
+    // Edge padding repeats the border and reflect mirrors about it: both need elements there.
+    if (mode == "edge" && n == 0 && before + after > 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("pad_mode \"edge\" cannot pad the empty axis ", i, " of 'data' ", S(data)));
+    }
+    if (mode == "reflect" && (before > n - 1 || after > n - 1) && before + after > 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("pad_mode \"reflect\" needs widths below the extent ", n, " of axis ", i,
+                       " of 'data' ", S(data), ", got ", width_text));
+    }
+    out[i] = n + before + after;
+  }
+  return Type::Tensor(std::move(out), data.dtype());
+}
+
+bool OneOf(const std::string& v, std::initializer_list<const char*> options) {
+  for (const char* o : options) {
+    if (v == o) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<Type> Resize2DRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  const Type& data = args[0];
+  RETURN_IF_ERROR(CheckLayout("layout", attrs.GetString("layout"), "NCHW"));
+  RETURN_IF_ERROR(CheckRank(data, "data", 4, "NCHW"));
+  RETURN_IF_ERROR(CheckNumeric(data, "data"));
+  const std::string& method = attrs.GetString("method");
+  if (!OneOf(method, {"nearest_neighbor", "linear", "cubic"})) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute 'method' = \"", method,
+                     "\" is not \"nearest_neighbor\", \"linear\" or \"cubic\""));
+  }
+  const std::string& coord = attrs.GetString("coordinate_transformation_mode");
+  if (!OneOf(coord, {"half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel",
+                     "tf_half_pixel_for_nn"})) {
+    return absl::UnimplementedError(
+        absl::StrCat("attribute 'coordinate_transformation_mode' = \"", coord,
+                     "\" is not supported (half_pixel, align_corners, asymmetric, "
+                     "pytorch_half_pixel, tf_half_pixel_for_nn)"));
+  }
+  const std::string& rounding = attrs.GetString("rounding_method");
+  // "" is what TVM's Python API passes for "the default" (round).
+  if (!OneOf(rounding, {"", "round", "round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attribute 'rounding_method' = \"", rounding,
+        "\" is not \"round\", \"round_prefer_floor\", \"round_prefer_ceil\", \"floor\" or "
+        "\"ceil\""));
+  }
+  const std::vector<int64_t>& size = attrs.GetInts("size");
+  if (size.size() != 2 || size[0] < 0 || size[1] < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("attribute 'size' [", absl::StrJoin(size, ", "),
+                                                   "] must be two non-negative extents"));
+  }
+  if (attrs.GetFloats("roi").size() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute 'roi' has ", attrs.GetFloats("roi").size(), " values; expected 4"));
+  }
+  ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), data.dtype()));
+  return Type::Tensor({data.shape()[0], data.shape()[1], size[0], size[1]}, out_dtype);
+}
+
+std::vector<AttrSpec> Pool2DAttrs() {
+  return {RequiredAttr("pool_size", AttrKind::kInts),
+          IntsAttr("strides", {1, 1}),
+          IntsAttr("dilation", {1, 1}),
+          IntsAttr("padding", {0, 0, 0, 0}),
+          StringAttr("layout", "NCHW"),
+          StringAttr("out_layout", ""),
+          BoolAttr("ceil_mode", false)};
+}
+
+}  // namespace
+
+void RegisterNnOps(OpRegistry* registry) {
+  registry->Register(
+      {"nn.conv2d",
+       {"data", "weight"},
+       {IntsAttr("strides", {1, 1}), IntsAttr("padding", {0, 0, 0, 0}),
+        IntsAttr("dilation", {1, 1}), IntAttr("groups", 1),
+        NullableAttr("channels", AttrKind::kInt), NullableAttr("kernel_size", AttrKind::kInts),
+        StringAttr("data_layout", "NCHW"), StringAttr("kernel_layout", "OIHW"),
+        StringAttr("out_layout", ""), StringAttr("out_dtype", "")},
+       Conv2DRel,
+       OpPattern::kOutEWiseFusable});
+  registry->Register(
+      {"nn.conv2d_transpose",
+       {"data", "weight"},
+       {NullableAttr("channels", AttrKind::kInt), NullableAttr("kernel_size", AttrKind::kInts),
+        IntsAttr("strides", {1, 1}), IntsAttr("padding", {0, 0, 0, 0}),
+        IntsAttr("output_padding", {0, 0}), IntsAttr("dilation", {1, 1}), IntAttr("groups", 1),
+        StringAttr("data_layout", "NCHW"), StringAttr("kernel_layout", "IOHW"),
+        StringAttr("out_layout", ""), StringAttr("out_dtype", "")},
+       Conv2DTransposeRel,
+       OpPattern::kOutEWiseFusable});
+  registry->Register({"nn.dense",
+                      {"data", "weight"},
+                      {NullableAttr("units", AttrKind::kInt), StringAttr("out_dtype", "")},
+                      DenseRel,
+                      OpPattern::kOutEWiseFusable});
+  registry->Register({"nn.matmul",
+                      {"a", "b"},
+                      {NullableAttr("units", AttrKind::kInt), StringAttr("out_dtype", ""),
+                       BoolAttr("transpose_a", false), BoolAttr("transpose_b", false)},
+                      MatmulRel,
+                      OpPattern::kOutEWiseFusable});
+  registry->Register(
+      {"nn.batch_matmul",
+       {"a", "b"},
+       {StringAttr("out_dtype", ""), BoolAttr("transpose_a", false), BoolAttr("transpose_b", true)},
+       BatchMatmulRel,
+       OpPattern::kOutEWiseFusable});
+  registry->Register(
+      {"nn.bias_add", {"data", "bias"}, {IntAttr("axis", 1)}, BiasAddRel, OpPattern::kBroadcast});
+  registry->Register({"nn.batch_norm",
+                      {"data", "gamma", "beta", "moving_mean", "moving_var"},
+                      {IntAttr("axis", 1), FloatAttr("epsilon", 1e-5), BoolAttr("center", true),
+                       BoolAttr("scale", true)},
+                      BatchNormRel,
+                      OpPattern::kOpaque});
+  registry->Register({"nn.layer_norm",
+                      {"data", "gamma", "beta"},
+                      {IntAttr("axis", -1), FloatAttr("epsilon", 1e-5), BoolAttr("center", true),
+                       BoolAttr("scale", true)},
+                      LayerNormRel,
+                      OpPattern::kOpaque});
+  for (const char* name : {"nn.softmax", "nn.log_softmax"}) {
+    registry->Register({name, {"data"}, {IntAttr("axis", -1)}, SoftmaxRel, OpPattern::kOpaque});
+  }
+  registry->Register({"nn.max_pool2d", {"data"}, Pool2DAttrs(), Pool2DRel, OpPattern::kOpaque});
+  std::vector<AttrSpec> avg_attrs = Pool2DAttrs();
+  avg_attrs.push_back(BoolAttr("count_include_pad", false));
+  registry->Register({"nn.avg_pool2d", {"data"}, avg_attrs, Pool2DRel, OpPattern::kOpaque});
+  for (const char* name : {"nn.global_avg_pool2d", "nn.global_max_pool2d"}) {
+    registry->Register({name,
+                        {"data"},
+                        {StringAttr("layout", "NCHW"), StringAttr("out_layout", "")},
+                        GlobalPool2DRel,
+                        OpPattern::kOpaque});
+  }
+  registry->Register(
+      {"nn.pad",
+       {"data", "pad_value"},
+       {RequiredAttr("pad_width", AttrKind::kInts), StringAttr("pad_mode", "constant")},
+       PadRel,
+       OpPattern::kInjective});
+  registry->Register({"image.resize2d",
+                      {"data"},
+                      {RequiredAttr("size", AttrKind::kInts), FloatsAttr("roi", {0, 0, 0, 0}),
+                       StringAttr("layout", "NCHW"), StringAttr("method", "linear"),
+                       StringAttr("coordinate_transformation_mode", "half_pixel"),
+                       StringAttr("rounding_method", "round"), FloatAttr("cubic_alpha", -0.5),
+                       IntAttr("cubic_exclude", 0), FloatAttr("extrapolation_value", 0.0),
+                       StringAttr("out_dtype", "")},
+                      Resize2DRel,
+                      OpPattern::kInjective});
+}
+
+}  // namespace relay::ir::ops

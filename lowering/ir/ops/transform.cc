@@ -1,0 +1,273 @@
+// Shape ops (injective): reshape, batch_flatten, transpose, concatenate, split, strided_slice,
+// squeeze, expand_dims, take, and broadcast_to (broadcast).
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lowering/ir/ops/register.h"
+#include "lowering/ir/ops/relation_util.h"
+#include "lowering/support/status_macros.h"
+
+namespace relay::ir::ops {
+namespace {
+
+std::string S(const Type& t) { return ShapeToString(t.shape()); }
+
+std::string List(const std::vector<int64_t>& v) {
+  return absl::StrCat("[", absl::StrJoin(v, ", "), "]");
+}
+
+absl::StatusOr<Type> ReshapeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  ASSIGN_OR_RETURN(Shape out, InferReshape(args[0].shape(), attrs.GetInts("newshape"),
+                                           attrs.GetBool("allowzero")));
+  return Type::Tensor(std::move(out), args[0].dtype());
+}
+
+absl::StatusOr<Type> BatchFlattenRel(const std::vector<Type>& args, const Attrs&) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  const Type& data = args[0];
+  if (data.ndim() < 1) {
+    return absl::InvalidArgumentError("argument 'data' must have rank >= 1, got ()");
+  }
+  int64_t rest = 1;
+  for (int i = 1; i < data.ndim(); ++i) rest *= data.shape()[i];
+  return Type::Tensor({data.shape()[0], rest}, data.dtype());
+}
+
+absl::StatusOr<Type> TransposeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  const Type& data = args[0];
+  ASSIGN_OR_RETURN(std::vector<int> perm, TransposeAxes(data.ndim(), attrs.Get("axes")));
+  Shape out;
+  for (int p : perm) out.push_back(data.shape()[p]);
+  return Type::Tensor(std::move(out), data.dtype());
+}
+
+absl::StatusOr<Type> ConcatenateRel(const std::vector<Type>& args, const Attrs& attrs) {
+  if (args.size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expects 1 argument (data: a tuple of tensors), got ", args.size()));
+  }
+  if (!args[0].is_tuple()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("argument 'data' must be a tuple of tensors, got ", TypeToString(args[0])));
+  }
+  const std::vector<Type>& fields = args[0].fields();
+  if (fields.empty()) {
+    return absl::InvalidArgumentError("argument 'data' is an empty tuple");
+  }
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!fields[i].is_tensor()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("field ", i, " of 'data' must be a tensor, got ", TypeToString(fields[i])));
+    }
+  }
+  const Type& first = fields[0];
+  if (first.ndim() == 0) {
+    return absl::InvalidArgumentError("cannot concatenate scalars");
+  }
+  ASSIGN_OR_RETURN(int axis, NormalizeAxis(attrs.GetInt("axis"), first.ndim()));
+  Shape out = first.shape();
+  for (size_t i = 1; i < fields.size(); ++i) {
+    const Type& f = fields[i];
+    if (f.dtype() != first.dtype()) {
+      return absl::InvalidArgumentError(absl::StrCat("field ", i, " of 'data' is ",
+                                                     DTypeName(f.dtype()), " but field 0 is ",
+                                                     DTypeName(first.dtype())));
+    }
+    bool compatible = f.ndim() == first.ndim();
+    for (int d = 0; compatible && d < f.ndim(); ++d) {
+      compatible = d == axis || f.shape()[d] == first.shape()[d];
+    }
+    if (!compatible) {
+      return absl::InvalidArgumentError(absl::StrCat("field ", i, " of 'data' has shape ", S(f),
+                                                     " but field 0 has ", S(first), "; only axis ",
+                                                     axis, " may differ"));
+    }
+    out[axis] += f.shape()[axis];
+  }
+  return Type::Tensor(std::move(out), first.dtype());
+}
+
+absl::StatusOr<Type> SplitRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  const Type& data = args[0];
+  ASSIGN_OR_RETURN(int axis, NormalizeAxis(attrs.GetInt("axis"), data.ndim()));
+  absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> sections =
+      SplitSections(data.shape()[axis], attrs.Get("indices_or_sections"));
+  if (!sections.ok()) {
+    return absl::Status(
+        sections.status().code(),
+        absl::StrCat(sections.status().message(), " (axis ", axis, " of 'data' ", S(data), ")"));
+  }
+  std::vector<Type> fields;
+  for (const auto& [begin, size] : *sections) {
+    Shape shape = data.shape();
+    shape[axis] = size;
+    fields.push_back(Type::Tensor(std::move(shape), data.dtype()));
+  }
+  return Type::Tuple(std::move(fields));
+}
+
+absl::StatusOr<Type> StridedSliceRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  const Type& data = args[0];
+  absl::StatusOr<std::vector<SliceAxis>> axes =
+      StridedSliceAxes(data.shape(), attrs.GetInts("begin"), attrs.GetInts("end"),
+                       attrs.Get("strides"), attrs.Get("axes"), attrs.GetString("slice_mode"));
+  if (!axes.ok()) {
+    return absl::Status(axes.status().code(),
+                        absl::StrCat(axes.status().message(), " (slicing 'data' ", S(data), ")"));
+  }
+  Shape out;
+  for (const SliceAxis& a : *axes) out.push_back(a.extent);
+  return Type::Tensor(std::move(out), data.dtype());
+}
+
+absl::StatusOr<Type> SqueezeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  const Type& data = args[0];
+  std::vector<bool> drop(data.ndim(), false);
+  const AttrValue& axis = attrs.Get("axis");
+  if (axis.is_none()) {
+    for (int i = 0; i < data.ndim(); ++i) drop[i] = data.shape()[i] == 1;
+  } else {
+    for (int64_t a : axis.AsInts()) {
+      ASSIGN_OR_RETURN(int n, NormalizeAxis(a, data.ndim()));
+      if (data.shape()[n] != 1) {
+        return absl::InvalidArgumentError(absl::StrCat("axis ", n, " of 'data' ", S(data),
+                                                       " has extent ", data.shape()[n], ", not 1"));
+      }
+      if (drop[n]) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("axis ", List(axis.AsInts()), " lists axis ", n, " twice"));
+      }
+      drop[n] = true;
+    }
+  }
+  Shape out;
+  for (int i = 0; i < data.ndim(); ++i) {
+    if (!drop[i]) out.push_back(data.shape()[i]);
+  }
+  return Type::Tensor(std::move(out), data.dtype());
+}
+
+absl::StatusOr<Type> ExpandDimsRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  const Type& data = args[0];
+  const int64_t num = attrs.GetInt("num_newaxis");
+  if (num < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute 'num_newaxis' = ", num, " must be >= 0"));
+  }
+  // The axis is a position among the ndim + 1 gaps, so -1 appends at the end.
+  ASSIGN_OR_RETURN(int axis, NormalizeAxis(attrs.GetInt("axis"), data.ndim() + 1));
+  Shape out(data.shape().begin(), data.shape().begin() + axis);
+  out.insert(out.end(), num, 1);
+  out.insert(out.end(), data.shape().begin() + axis, data.shape().end());
+  return Type::Tensor(std::move(out), data.dtype());
+}
+
+absl::StatusOr<Type> TakeRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data", "indices"}));
+  const Type& data = args[0];
+  const Type& indices = args[1];
+  if (!IsInt(indices.dtype())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument 'indices' must be int32 or int64, got ", DTypeName(indices.dtype())));
+  }
+  const std::string& mode = attrs.GetString("mode");
+  if (mode != "clip" && mode != "wrap" && mode != "fast") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute 'mode' = \"", mode, "\" is not \"clip\", \"wrap\" or \"fast\""));
+  }
+  const AttrValue& axis_attr = attrs.Get("axis");
+  if (axis_attr.is_none()) return Type::Tensor(indices.shape(), data.dtype());
+  ASSIGN_OR_RETURN(int axis, NormalizeAxis(axis_attr.AsInt(), data.ndim()));
+  int64_t batch_dims = attrs.GetInt("batch_dims");
+  if (batch_dims < 0) batch_dims += indices.ndim();
+  if (batch_dims < 0 || batch_dims > indices.ndim() || batch_dims > axis) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "batch_dims ", attrs.GetInt("batch_dims"), " must be within [0, ", indices.ndim(),
+        "] (the rank of 'indices' ", S(indices), ") and at most the axis ", axis));
+  }
+  for (int i = 0; i < batch_dims; ++i) {
+    if (data.shape()[i] != indices.shape()[i]) {
+      return absl::InvalidArgumentError(absl::StrCat("batch dimension ", i, " of 'data' ", S(data),
+                                                     " and 'indices' ", S(indices), " differ"));
+    }
+  }
+  Shape out(data.shape().begin(), data.shape().begin() + axis);
+  out.insert(out.end(), indices.shape().begin() + batch_dims, indices.shape().end());
+  out.insert(out.end(), data.shape().begin() + axis + 1, data.shape().end());
+  return Type::Tensor(std::move(out), data.dtype());
+}
+
+absl::StatusOr<Type> BroadcastToRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  const Type& data = args[0];
+  const std::vector<int64_t>& shape = attrs.GetInts("shape");
+  for (int64_t d : shape) {
+    if (d < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("attribute 'shape' ", List(shape), " has a negative extent"));
+    }
+  }
+  absl::StatusOr<Shape> b = BroadcastShapes(data.shape(), shape);
+  if (!b.ok() || *b != shape) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("argument 'data' ", S(data), " cannot be broadcast to ", List(shape)));
+  }
+  return Type::Tensor(shape, data.dtype());
+}
+
+}  // namespace
+
+void RegisterTransformOps(OpRegistry* registry) {
+  registry->Register({"reshape",
+                      {"data"},
+                      {RequiredAttr("newshape", AttrKind::kInts), BoolAttr("allowzero", false)},
+                      ReshapeRel,
+                      OpPattern::kInjective});
+  registry->Register({"nn.batch_flatten", {"data"}, {}, BatchFlattenRel, OpPattern::kInjective});
+  registry->Register({"transpose",
+                      {"data"},
+                      {NullableAttr("axes", AttrKind::kInts)},
+                      TransposeRel,
+                      OpPattern::kInjective});
+  registry->Register(
+      {"concatenate", {"data"}, {IntAttr("axis", 0)}, ConcatenateRel, OpPattern::kInjective});
+  AttrSpec sections = RequiredAttr("indices_or_sections", AttrKind::kInts);
+  sections.keep_int = true;
+  registry->Register(
+      {"split", {"data"}, {sections, IntAttr("axis", 0)}, SplitRel, OpPattern::kInjective});
+  registry->Register({"strided_slice",
+                      {"data"},
+                      {RequiredAttr("begin", AttrKind::kInts), RequiredAttr("end", AttrKind::kInts),
+                       NullableAttr("strides", AttrKind::kInts), StringAttr("slice_mode", "end"),
+                       NullableAttr("axes", AttrKind::kInts)},
+                      StridedSliceRel,
+                      OpPattern::kInjective});
+  registry->Register({"squeeze",
+                      {"data"},
+                      {NullableAttr("axis", AttrKind::kInts)},
+                      SqueezeRel,
+                      OpPattern::kInjective});
+  registry->Register({"expand_dims",
+                      {"data"},
+                      {RequiredAttr("axis", AttrKind::kInt), IntAttr("num_newaxis", 1)},
+                      ExpandDimsRel,
+                      OpPattern::kInjective});
+  registry->Register(
+      {"take",
+       {"data", "indices"},
+       {IntAttr("batch_dims", 0), NullableAttr("axis", AttrKind::kInt), StringAttr("mode", "clip")},
+       TakeRel,
+       OpPattern::kInjective});
+  registry->Register({"broadcast_to",
+                      {"data"},
+                      {RequiredAttr("shape", AttrKind::kInts)},
+                      BroadcastToRel,
+                      OpPattern::kBroadcast});
+}
+
+}  // namespace relay::ir::ops
