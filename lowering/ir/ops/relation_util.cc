@@ -325,7 +325,7 @@ absl::StatusOr<std::vector<SliceAxis>> StridedSliceAxes(
     const int64_t stride = st[k];
     if (stride == 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("strides [", absl::StrJoin(st, ", "), "] has a zero stride"));
+          absl::StrCat("strides [", absl::StrJoin(strides.AsInts(), ", "), "] has a zero stride"));
     }
     const int64_t lo = CanonicalizeSliceIndex(b[k], n, stride);
     int64_t hi;
