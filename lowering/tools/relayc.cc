@@ -1,0 +1,345 @@
+// relayc: the rules_relay command-line driver. Each subcommand is one step a user (or, later, a
+// Bazel action) runs on a Relay text file:
+//
+//   relayc fmt FILE [--in_place]        canonical text, to stdout or back into FILE
+//   relayc check FILE                   parse + type inference, printed with every type
+//   relayc interpret FILE --input NAME=FILE.npy ... [--random_inputs] [--output_dir DIR]
+//                                       run @main on the reference interpreter
+//
+// Errors a user can cause print "relayc: <message>" on stderr and exit 1; a command line relayc
+// does not understand prints the usage and exits 2. Every file relayc writes is written to a
+// temporary name and renamed, so a failure never leaves a half-written output.
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "lowering/interp/interpreter.h"
+#include "lowering/interp/value.h"
+#include "lowering/io/file.h"
+#include "lowering/io/npy.h"
+#include "lowering/ir/module.h"
+#include "lowering/ir/tensor.h"
+#include "lowering/ir/text/parser.h"
+#include "lowering/ir/text/printer.h"
+#include "lowering/ir/type_infer.h"
+#include "lowering/support/status_macros.h"
+
+ABSL_FLAG(bool, in_place, false, "fmt: rewrite FILE instead of printing it");
+// --input is not an Abseil flag: Abseil's std::vector<std::string> flags keep only the last
+// occurrence, and --input repeats. ScanCommandLine collects every occurrence instead.
+ABSL_FLAG(bool, random_inputs, false,
+          "interpret: give parameters without --input deterministic pseudo-random values");
+ABSL_FLAG(std::string, output_dir, "",
+          "interpret: write the results to DIR/output_<i>.npy (DIR is created if missing)");
+
+namespace relay::tools {
+namespace {
+
+constexpr char kUsage[] = R"(usage: relayc <command> [flags] FILE
+
+Commands:
+  fmt FILE          print FILE in canonical Relay text
+      --in_place        rewrite FILE instead of printing it
+  check FILE        parse FILE, infer its types and print it with every type
+  interpret FILE    run @main of FILE with the reference interpreter
+      --input NAME=FILE.npy  the value of parameter %NAME (repeat for each parameter)
+      --random_inputs        give parameters without --input deterministic pseudo-random
+                             values (floats in [-1, 1), integers in [0, 10), bools)
+      --output_dir DIR       write output_0.npy, output_1.npy, ... (tuples flattened) to DIR
+  help              print this message
+
+Flags may be written --flag=value or --flag value; dashes and underscores in flag names are
+interchangeable (--output-dir). Exit status: 0 success, 1 an error in the input files, 2 a
+command line relayc does not understand.
+)";
+
+// A command line relayc does not understand: the message, then the usage, exit 2.
+[[noreturn]] void UsageError(const std::string& message) {
+  std::fprintf(stderr, "relayc: %s\n\n%s", message.c_str(), kUsage);
+  std::exit(2);
+}
+
+// The flags each subcommand accepts: a flag given to a command that ignores it is a mistake
+// worth reporting, not silently dropping.
+const std::map<std::string, std::set<std::string>>& CommandFlags() {
+  static const auto* flags = new std::map<std::string, std::set<std::string>>{
+      {"fmt", {"in_place"}},
+      {"check", {}},
+      {"interpret", {"input", "random_inputs", "output_dir"}},
+      {"help", {}},
+  };
+  return *flags;
+}
+
+bool IsBoolFlag(const std::string& name) { return name == "in_place" || name == "random_inputs"; }
+
+// What the pre-scan of argv found.
+struct CommandLine {
+  std::vector<std::string> absl_args;  // argv for absl::ParseCommandLine, flags normalised.
+  std::vector<std::string> inputs;     // Every --input value, in order.
+  std::string command;                 // The first positional argument, or empty.
+};
+
+// Checks flag names before Abseil sees them, for three things Abseil cannot do here: dashes in
+// names (--output-dir), a repeated --input accumulating instead of the last one winning, and
+// exit status 2 with our usage for an unknown flag (Abseil exits 1 with its own message).
+CommandLine ScanCommandLine(int argc, char** argv) {
+  CommandLine cl;
+  cl.absl_args.push_back(argv[0]);
+  std::vector<std::string> flags_seen;
+  bool only_positional = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (only_positional || arg.size() < 2 || arg[0] != '-') {
+      if (cl.command.empty()) cl.command = arg;
+      cl.absl_args.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      only_positional = true;
+      cl.absl_args.push_back(arg);
+      continue;
+    }
+    std::string body = arg.substr(arg[1] == '-' ? 2 : 1);
+    size_t eq = body.find('=');
+    std::string name = body.substr(0, eq);
+    for (char& c : name) {
+      if (c == '-') c = '_';
+    }
+    if (name == "help" || name == "h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    }
+    std::string base = name;
+    if (eq == std::string::npos && name.rfind("no", 0) == 0 && IsBoolFlag(name.substr(2))) {
+      base = name.substr(2);
+    }
+    if (base != "in_place" && base != "random_inputs" && base != "input" && base != "output_dir") {
+      UsageError(absl::StrCat("unknown flag '", arg, "'"));
+    }
+    flags_seen.push_back(base);
+    bool takes_value = !IsBoolFlag(base);
+    std::string value;
+    if (takes_value && eq == std::string::npos) {
+      if (i + 1 >= argc) UsageError(absl::StrCat("flag '", arg, "' needs a value"));
+      value = argv[++i];
+    } else if (eq != std::string::npos) {
+      value = body.substr(eq + 1);
+    }
+    if (base == "input") {
+      cl.inputs.push_back(value);
+      continue;
+    }
+    if (takes_value || eq != std::string::npos) {
+      cl.absl_args.push_back(absl::StrCat("--", name, "=", value));
+    } else {
+      cl.absl_args.push_back(absl::StrCat("--", name));
+    }
+  }
+  if (cl.command.empty()) return cl;
+  auto it = CommandFlags().find(cl.command);
+  if (it == CommandFlags().end()) UsageError(absl::StrCat("unknown command '", cl.command, "'"));
+  for (const std::string& flag : flags_seen) {
+    if (it->second.count(flag) == 0) {
+      UsageError(absl::StrCat("--", flag, " is not a flag of 'relayc ", cl.command, "'"));
+    }
+  }
+  return cl;
+}
+
+absl::StatusOr<ir::Module> LoadModule(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
+  return ir::ParseModule(text, path);
+}
+
+absl::Status Fmt(const std::string& path) {
+  ASSIGN_OR_RETURN(ir::Module module, LoadModule(path));
+  std::string text = ir::PrintModule(module);
+  if (absl::GetFlag(FLAGS_in_place)) return io::WriteFileAtomically(path, text);
+  std::fputs(text.c_str(), stdout);
+  return absl::OkStatus();
+}
+
+absl::Status Check(const std::string& path) {
+  ASSIGN_OR_RETURN(ir::Module module, LoadModule(path));
+  RETURN_IF_ERROR(ir::InferTypes(module));
+  ir::PrintOptions options;
+  options.show_types = true;
+  std::fputs(ir::PrintModule(module, options).c_str(), stdout);
+  return absl::OkStatus();
+}
+
+// splitmix64: a tiny generator whose sequence is fixed by its definition, unlike the
+// implementation-defined distributions of <random>, so --random_inputs gives the same values on
+// every machine and compiler.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, 1), with 53 random bits.
+  double NextUnit() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
+
+ private:
+  uint64_t state_;
+};
+
+// Values for parameter `name` of type `type`, seeded by the name (FNV-1a) so that adding a
+// parameter does not change the values of the others.
+ir::Tensor RandomTensor(const std::string& name, const ir::Type& type) {
+  uint64_t seed = 0xcbf29ce484222325ull;
+  for (unsigned char c : name) seed = (seed ^ c) * 0x100000001b3ull;
+  SplitMix64 rng(seed);
+  ir::Tensor t(type.shape(), type.dtype());
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    double u = rng.NextUnit();
+    if (ir::IsFloat(type.dtype())) {
+      t.SetDouble(i, 2 * u - 1);
+    } else if (ir::IsInt(type.dtype())) {
+      t.SetDouble(i, static_cast<double>(static_cast<int>(u * 10)));
+    } else {
+      t.SetDouble(i, u < 0.5 ? 0 : 1);
+    }
+  }
+  return t;
+}
+
+// "[0.25, -1, 3.5, ... (24 values)]": enough to recognise a result at a glance. Up to ten values
+// print in full (a classifier's scores).
+std::string Preview(const ir::Tensor& t) {
+  const int64_t kShown = t.NumElements() <= 10 ? 10 : 6;
+  std::vector<std::string> values;
+  for (int64_t i = 0; i < t.NumElements() && i < kShown; ++i) {
+    values.push_back(absl::StrFormat("%.6g", t.GetDouble(i)));
+  }
+  std::string text = absl::StrCat("[", absl::StrJoin(values, ", "));
+  if (t.NumElements() > kShown) absl::StrAppend(&text, ", ... (", t.NumElements(), " values)");
+  return text + "]";
+}
+
+absl::Status Interpret(const std::string& path, const std::vector<std::string>& input_flags) {
+  ASSIGN_OR_RETURN(ir::Module module, LoadModule(path));
+  RETURN_IF_ERROR(ir::InferTypes(module));
+  ir::Function main = module.main();
+  if (main == nullptr) return absl::NotFoundError(absl::StrCat(path, ": no function @main"));
+
+  std::map<std::string, const ir::VarNode*> params;
+  std::vector<std::string> param_names;
+  for (const ir::Var& p : main->params()) {
+    params[p->name()] = p.get();
+    param_names.push_back("%" + p->name());
+  }
+  std::string known = param_names.empty() ? "none" : absl::StrJoin(param_names, ", ");
+
+  std::map<std::string, ir::Tensor> inputs;
+  for (const std::string& flag : input_flags) {
+    size_t eq = flag.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == flag.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--input '", flag, "' is not of the form NAME=FILE.npy"));
+    }
+    std::string name = flag.substr(flag[0] == '%' ? 1 : 0, eq - (flag[0] == '%' ? 1 : 0));
+    std::string file = flag.substr(eq + 1);
+    auto param = params.find(name);
+    if (param == params.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("--input ", name, ": @main has no parameter %",
+                                                     name, " (its parameters: ", known, ")"));
+    }
+    if (inputs.count(name) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("--input ", name, " is given twice"));
+    }
+    ASSIGN_OR_RETURN(ir::Tensor tensor, io::ReadNpy(file));
+    const ir::Type& expected = param->second->checked_type();
+    if (tensor.type() != expected) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--input ", name, ": ", file, " holds ", ir::TypeToString(tensor.type()),
+                       " but parameter %", name, " is ", ir::TypeToString(expected)));
+    }
+    inputs.emplace(name, std::move(tensor));
+  }
+  for (const ir::Var& p : main->params()) {
+    if (inputs.count(p->name()) != 0) continue;
+    const ir::Type& type = p->checked_type();
+    if (!absl::GetFlag(FLAGS_random_inputs) || !type.is_tensor()) {
+      return absl::InvalidArgumentError(absl::StrCat("missing input for parameter %", p->name(),
+                                                     " of @main (", ir::TypeToString(type),
+                                                     "): pass --input ", p->name(), "=FILE.npy"));
+    }
+    inputs.emplace(p->name(), RandomTensor(p->name(), type));
+    std::printf("input %%%s: %s random %s\n", p->name().c_str(), ir::TypeToString(type).c_str(),
+                Preview(inputs.at(p->name())).c_str());
+  }
+
+  ASSIGN_OR_RETURN(interp::Value result, interp::Run(module, inputs));
+  std::vector<ir::Tensor> outputs = interp::Flatten(result);
+
+  std::string dir = absl::GetFlag(FLAGS_output_dir);
+  if (!dir.empty()) RETURN_IF_ERROR(io::MakeDirectories(dir));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::string name = absl::StrCat("output_", i);
+    std::string where;
+    if (!dir.empty()) {
+      std::string file = absl::StrCat(dir, "/", name, ".npy");
+      RETURN_IF_ERROR(io::WriteNpy(file, outputs[i]));
+      where = absl::StrCat(" -> ", file);
+    }
+    std::printf("%s: %s %s%s\n", name.c_str(), ir::TypeToString(outputs[i].type()).c_str(),
+                Preview(outputs[i]).c_str(), where.c_str());
+  }
+  return absl::OkStatus();
+}
+
+int Main(int argc, char** argv) {
+  CommandLine cl = ScanCommandLine(argc, argv);
+  if (cl.command.empty()) UsageError("no command given");
+  if (cl.command == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  std::vector<char*> absl_argv;
+  for (std::string& arg : cl.absl_args) absl_argv.push_back(arg.data());
+  std::vector<char*> positional =
+      absl::ParseCommandLine(static_cast<int>(absl_argv.size()), absl_argv.data());
+  // positional[0] is the program, [1] the command.
+  if (positional.size() != 3) {
+    UsageError(absl::StrCat("'relayc ", cl.command, "' takes exactly one FILE, got ",
+                            positional.size() - 2));
+  }
+  std::string path = positional[2];
+  absl::Status status;
+  if (cl.command == "fmt") {
+    status = Fmt(path);
+  } else if (cl.command == "check") {
+    status = Check(path);
+  } else {
+    status = Interpret(path, cl.inputs);
+  }
+  if (!status.ok()) {
+    std::fprintf(stderr, "relayc: %s\n", std::string(status.message()).c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace relay::tools
+
+int main(int argc, char** argv) { return relay::tools::Main(argc, argv); }

@@ -1,0 +1,300 @@
+// Runs the relayc binary as a user would and checks exit status, stdout, stderr and the files it
+// writes. Expected .npy bytes are assembled by hand from the format description, so the test
+// does not trust relayc's own writer; expected values are computed by hand.
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lowering/io/file.h"
+#include "lowering/io/npy.h"
+#include "lowering/ir/tensor.h"
+
+extern char** environ;
+
+namespace relay {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+// Paths relative to the test's working directory, the runfiles root of this workspace.
+constexpr char kRelayc[] = "lowering/tools/relayc";
+constexpr char kTestdata[] = "tests/cli/testdata/";
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string TempDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir != nullptr ? dir : "/tmp";
+}
+
+// Runs relayc with `args`, stdout and stderr captured through files.
+Result Relayc(const std::vector<std::string>& args) {
+  static int counter = 0;
+  std::string out_path = absl::StrCat(TempDir(), "/stdout_", counter);
+  std::string err_path = absl::StrCat(TempDir(), "/stderr_", counter++);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  std::vector<std::string> argv_strings = {kRelayc};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& s : argv_strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  pid_t pid;
+  Result result;
+  int rc = posix_spawn(&pid, kRelayc, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot run " << kRelayc << ": " << std::strerror(rc);
+    return result;
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = io::ReadFile(out_path).value_or("");
+  result.err = io::ReadFile(err_path).value_or("");
+  return result;
+}
+
+std::string Bytes(std::initializer_list<uint8_t> bytes) {
+  return std::string(bytes.begin(), bytes.end());
+}
+
+// The .npy bytes NumPy writes for a float32 vector of 4 with the given little-endian data:
+// header "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }" (57 characters), padded
+// with 60 spaces and a newline so that 10 + 118 bytes precede the data.
+std::string Float32VectorNpy(const std::string& data) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }";
+  header += std::string(60, ' ') + "\n";
+  return std::string("\x93NUMPY\x01\x00", 8) + Bytes({118, 0}) + header + data;
+}
+
+// x = [1, -2, 3, -4], y = [0.5, 1.5, -1, 5] (IEEE single, little-endian).
+const std::string kX = Bytes({0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0xc0, 0x00, 0x00, 0x40,
+                              0x40, 0x00, 0x00, 0x80, 0xc0});
+const std::string kY = Bytes({0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0xc0, 0x3f, 0x00, 0x00, 0x80,
+                              0xbf, 0x00, 0x00, 0xa0, 0x40});
+// x + y = [1.5, -0.5, 2, 1]; relu(x + y) = [1.5, 0, 2, 1].
+const std::string kSum = Bytes({0x00, 0x00, 0xc0, 0x3f, 0x00, 0x00, 0x00, 0xbf, 0x00, 0x00, 0x00,
+                                0x40, 0x00, 0x00, 0x80, 0x3f});
+const std::string kReluSum = Bytes({0x00, 0x00, 0xc0, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                    0x00, 0x40, 0x00, 0x00, 0x80, 0x3f});
+
+// Writes the inputs x and y into a fresh directory; returns their --input flags.
+std::vector<std::string> WriteInputs(const std::string& dir) {
+  EXPECT_TRUE(io::MakeDirectories(dir).ok());
+  EXPECT_TRUE(io::WriteFileAtomically(dir + "/x.npy", Float32VectorNpy(kX)).ok());
+  EXPECT_TRUE(io::WriteFileAtomically(dir + "/y.npy", Float32VectorNpy(kY)).ok());
+  return {"--input", "x=" + dir + "/x.npy", "--input=y=" + dir + "/y.npy"};
+}
+
+std::string Testdata(const std::string& name) { return kTestdata + name; }
+
+TEST(Relayc, HelpAndUsage) {
+  Result help = Relayc({"help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("fmt FILE"));
+  EXPECT_THAT(help.out, HasSubstr("check FILE"));
+  EXPECT_THAT(help.out, HasSubstr("interpret FILE"));
+
+  Result none = Relayc({});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_THAT(none.err, HasSubstr("usage: relayc"));
+
+  Result unknown = Relayc({"frobnicate", Testdata("relu_add.relay")});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("relayc: unknown command 'frobnicate'"));
+  EXPECT_THAT(unknown.err, HasSubstr("usage: relayc"));
+
+  Result bad_flag = Relayc({"check", "--fast", Testdata("relu_add.relay")});
+  EXPECT_EQ(bad_flag.exit_code, 2);
+  EXPECT_THAT(bad_flag.err, HasSubstr("unknown flag '--fast'"));
+
+  Result wrong_command = Relayc({"fmt", "--output-dir", "/tmp/x", Testdata("relu_add.relay")});
+  EXPECT_EQ(wrong_command.exit_code, 2);
+  EXPECT_THAT(wrong_command.err, HasSubstr("--output_dir is not a flag of 'relayc fmt'"));
+
+  Result two_files = Relayc({"check", Testdata("relu_add.relay"), Testdata("tuple.relay")});
+  EXPECT_EQ(two_files.exit_code, 2);
+}
+
+TEST(Relayc, FmtIsAFixedPoint) {
+  Result first = Relayc({"fmt", Testdata("relu_add.relay")});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_THAT(first.out, HasSubstr("nn.relu("));
+  EXPECT_THAT(first.out, HasSubstr("add("));
+  EXPECT_THAT(first.out, Not(HasSubstr("small enough"))) << "comments are not canonical";
+
+  // Formatting canonical text changes nothing, and --in_place writes what stdout showed.
+  std::string path = TempDir() + "/fmt_in_place.relay";
+  ASSERT_TRUE(io::WriteFileAtomically(path, first.out).ok());
+  Result second = Relayc({"fmt", path});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(second.out, first.out);
+
+  std::string copy = TempDir() + "/fmt_copy.relay";
+  ASSERT_TRUE(io::WriteFileAtomically(copy, *io::ReadFile(Testdata("relu_add.relay"))).ok());
+  Result in_place = Relayc({"fmt", "--in_place", copy});
+  ASSERT_EQ(in_place.exit_code, 0) << in_place.err;
+  EXPECT_EQ(in_place.out, "");
+  EXPECT_EQ(*io::ReadFile(copy), first.out);
+}
+
+TEST(Relayc, MalformedTextNamesFileLineAndColumn) {
+  Result r = Relayc({"fmt", Testdata("malformed.relay")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, StartsWith("relayc: "));
+  // The missing ')' is found at the ';' in column 18 of line 3.
+  EXPECT_THAT(r.err, HasSubstr("malformed.relay:3:18: error: "));
+  EXPECT_EQ(r.out, "");
+
+  Result check = Relayc({"check", Testdata("malformed.relay")});
+  EXPECT_EQ(check.exit_code, 1);
+  EXPECT_THAT(check.err, HasSubstr("malformed.relay:3:18: error: "));
+}
+
+TEST(Relayc, MalformedFmtInPlaceLeavesTheFileAlone) {
+  std::string copy = TempDir() + "/malformed_copy.relay";
+  std::string original = *io::ReadFile(Testdata("malformed.relay"));
+  ASSERT_TRUE(io::WriteFileAtomically(copy, original).ok());
+  Result r = Relayc({"fmt", "--in_place", copy});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(*io::ReadFile(copy), original);
+}
+
+TEST(Relayc, TypeErrorNamesTheOp) {
+  Result r = Relayc({"check", Testdata("type_error.relay")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, StartsWith("relayc: "));
+  // The call `add(%x, %y)` starts in column 3 of line 4.
+  EXPECT_THAT(r.err, HasSubstr("type_error.relay:4:3: error: add: "));
+}
+
+TEST(Relayc, CheckPrintsTypes) {
+  Result r = Relayc({"check", Testdata("relu_add.relay")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Tensor[(4), float32]"));
+  EXPECT_THAT(r.out, HasSubstr("nn.relu("));
+}
+
+TEST(Relayc, MissingFile) {
+  Result r = Relayc({"check", Testdata("does_not_exist.relay")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("does_not_exist.relay"));
+}
+
+TEST(Relayc, InterpretWritesNpyOutputs) {
+  std::string dir = TempDir() + "/interpret";
+  std::vector<std::string> args = {"interpret", Testdata("relu_add.relay")};
+  for (const std::string& flag : WriteInputs(dir)) args.push_back(flag);
+  // A directory that does not exist yet, two levels deep, spelled with a dash.
+  args.push_back("--output-dir");
+  args.push_back(dir + "/out/nested");
+  Result r = Relayc(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("output_0: Tensor[(4), float32] [1.5, 0, 2, 1]"));
+  auto written = io::ReadFile(dir + "/out/nested/output_0.npy");
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(*written, Float32VectorNpy(kReluSum));
+}
+
+TEST(Relayc, InterpretFlattensTuples) {
+  std::string dir = TempDir() + "/tuple";
+  std::vector<std::string> args = {"interpret", Testdata("tuple.relay")};
+  for (const std::string& flag : WriteInputs(dir)) args.push_back(flag);
+  args.push_back("--output_dir=" + dir);
+  Result r = Relayc(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(*io::ReadFile(dir + "/output_0.npy"), Float32VectorNpy(kReluSum));
+  EXPECT_EQ(*io::ReadFile(dir + "/output_1.npy"), Float32VectorNpy(kSum));
+  EXPECT_THAT(r.out, HasSubstr("output_1: Tensor[(4), float32] [1.5, -0.5, 2, 1]"));
+}
+
+TEST(Relayc, InterpretInputErrors) {
+  std::string dir = TempDir() + "/input_errors";
+  std::vector<std::string> inputs = WriteInputs(dir);
+
+  Result missing = Relayc({"interpret", Testdata("relu_add.relay"), "--input", inputs[1]});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("missing input for parameter %y"));
+
+  Result unknown = Relayc({"interpret", Testdata("relu_add.relay"), "--input", inputs[1], "--input",
+                           "z=" + dir + "/y.npy"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("no parameter %z"));
+
+  Result no_file = Relayc({"interpret", Testdata("relu_add.relay"), "--input", inputs[1], "--input",
+                           "y=" + dir + "/nothing.npy"});
+  EXPECT_EQ(no_file.exit_code, 1);
+  EXPECT_THAT(no_file.err, HasSubstr("nothing.npy"));
+
+  // A file that is not .npy: the error names it.
+  ASSERT_TRUE(io::WriteFileAtomically(dir + "/text.npy", "hello").ok());
+  Result not_npy = Relayc({"interpret", Testdata("relu_add.relay"), "--input", inputs[1], "--input",
+                           "y=" + dir + "/text.npy"});
+  EXPECT_EQ(not_npy.exit_code, 1);
+  EXPECT_THAT(not_npy.err, HasSubstr("text.npy: not a .npy file"));
+
+  // A (2) tensor where (4) is expected.
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  header += std::string(60, ' ') + "\n";
+  ASSERT_TRUE(io::WriteFileAtomically(
+                  dir + "/short.npy",
+                  std::string("\x93NUMPY\x01\x00", 8) + Bytes({118, 0}) + header + kX.substr(0, 8))
+                  .ok());
+  Result wrong_shape = Relayc({"interpret", Testdata("relu_add.relay"), "--input", inputs[1],
+                               "--input", "y=" + dir + "/short.npy"});
+  EXPECT_EQ(wrong_shape.exit_code, 1);
+  EXPECT_THAT(wrong_shape.err, HasSubstr("Tensor[(2), float32]"));
+  EXPECT_THAT(wrong_shape.err, HasSubstr("%y is Tensor[(4), float32]"));
+}
+
+TEST(Relayc, ExampleModelRunsOnRandomInputs) {
+  Result check = Relayc({"check", "models/example.relay"});
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_THAT(check.out, HasSubstr("Tensor[(1, 10), float32]"));
+
+  std::string dir = TempDir() + "/example";
+  Result first =
+      Relayc({"interpret", "models/example.relay", "--random_inputs", "--output_dir", dir + "/a"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_THAT(first.out, HasSubstr("input %data: Tensor[(1, 3, 8, 8), float32] random"));
+  EXPECT_THAT(first.out, HasSubstr("output_0: Tensor[(1, 10), float32]"));
+  auto probs = io::ReadNpy(dir + "/a/output_0.npy");
+  ASSERT_TRUE(probs.ok()) << probs.status();
+  ASSERT_EQ(probs->NumElements(), 10);
+  double sum = 0;
+  for (double p : probs->ToDoubles()) {
+    EXPECT_GE(p, 0);
+    sum += p;
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-5) << "a softmax sums to one";
+
+  // Deterministic: the same pseudo-random inputs, the same bytes.
+  Result second =
+      Relayc({"interpret", "models/example.relay", "--random_inputs", "--output_dir", dir + "/b"});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(*io::ReadFile(dir + "/a/output_0.npy"), *io::ReadFile(dir + "/b/output_0.npy"));
+}
+
+}  // namespace
+}  // namespace relay
