@@ -35,8 +35,8 @@ using TypeRelation =
 
 struct OpDef {
   std::string name;  // "nn.conv2d"
-  // Names of the positional arguments ("data", "weight"), used in error messages. An op with
-  // `variadic` set takes exactly one argument that is a tuple (concatenate) or any number.
+  // Names of the positional arguments ("data", "weight"), used in error messages. Every op
+  // takes a fixed number of arguments; concatenate takes one, a tuple.
   std::vector<std::string> arg_names;
   std::vector<AttrSpec> attrs;  // In the order the printer writes them.
   TypeRelation relation;
