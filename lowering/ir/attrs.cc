@@ -1,5 +1,7 @@
 #include "lowering/ir/attrs.h"
 
+#include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -116,11 +118,15 @@ const char* KindName(AttrKind kind) {
 }
 
 std::string FloatText(double v) {
-  // The shortest %g text that parses back to the same value.
+  // The shortest %g text that parses back to the same value: to the same float32 when `v` is
+  // one (what `1e-05f` reads as), so it prints "1e-05" rather than "9.99999974737875e-06".
+  const bool is_float32 = std::isfinite(v) && std::fabs(v) <= FLT_MAX &&
+                          static_cast<double>(static_cast<float>(v)) == v;
   char buf[64];
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) break;
+    const double back = std::strtod(buf, nullptr);
+    if (is_float32 ? static_cast<float>(back) == static_cast<float>(v) : back == v) break;
   }
   return buf;
 }
