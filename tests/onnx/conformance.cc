@@ -1,0 +1,394 @@
+// Runs ONNX's own backend test suite (Debian's libonnx-testdata) through the importer and the
+// reference interpreter, and compares every output with the suite's expected values.
+//
+//   bazel run //tests/onnx:conformance [-- --suite_dir=DIR --report=FILE --filter=SUBSTRING]
+//
+// Each case directory holds model.onnx and test_data_set_N/{input_K.pb, output_K.pb}. A case
+// is imported with the shapes of its first data set's inputs, then run on every data set.
+// Outcomes:
+//   passed       every output of every data set matches: |got - want| <= atol + rtol * |want|
+//                (NaN matches NaN; integers and bools exactly), same dtype and shape;
+//   unsupported  the importer says Unimplemented (an op, dtype or attribute value we do not
+//                convert), the model's inputs/outputs are not tensors, or the case is listed
+//                in exclusions.txt (semantics we deliberately do not follow);
+//   failed       anything else: an import error, an interpreter error, a wrong value.
+// Models that take a shape-like argument (Reshape's shape, ...) as a graph input are imported
+// with their integer inputs fixed to the data set's values (ImportOptions::input_values), as
+// TVM's freeze_params does: every shape is static in Relay.
+//
+// Prints per-folder counts and, last, exactly "conformance: N passed, M failed, K unsupported";
+// writes one line per case (case, ops, outcome, max error, detail) to the report file. Exits 1
+// if any case failed.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lowering/frontend/onnx/importer.h"
+#include "lowering/frontend/onnx/tensor_proto.h"
+#include "lowering/interp/interpreter.h"
+#include "lowering/io/file.h"
+#include "lowering/ir/type_infer.h"
+#include "onnx/onnx_pb.h"
+
+ABSL_FLAG(std::string, suite_dir, "/usr/share/libonnx-testdata/data",
+          "the backend test data: a folder with node/, pytorch-converted/, pytorch-operator/ "
+          "and simple/");
+ABSL_FLAG(std::string, report, "",
+          "where to write the per-case report (default: $TEST_UNDECLARED_OUTPUTS_DIR or "
+          "$BUILD_WORKSPACE_DIRECTORY/bazel-bin/tests/onnx, conformance_report.tsv)");
+ABSL_FLAG(std::string, exclusions, "tests/onnx/exclusions.txt",
+          "cases we deliberately do not follow: one 'case reason...' per line");
+ABSL_FLAG(std::string, filter, "", "only run cases whose folder/name contains this");
+ABSL_FLAG(bool, verbose, false, "print every case's outcome, not only failures");
+
+namespace relay {
+namespace {
+
+namespace fs = std::filesystem;
+using frontend::onnx::ImportedModel;
+using frontend::onnx::ImportOptions;
+
+constexpr double kRtol = 1e-3;
+constexpr double kAtol = 1e-5;
+
+// Per-case tolerances, each with the reason it differs from the default.
+struct Tolerance {
+  const char* name;
+  double rtol;
+  double atol;
+  const char* reason;
+};
+constexpr Tolerance kTolerances[] = {
+    {"", 0, 0, ""},  // (none yet; keep the table so an override needs a reason)
+};
+
+enum class Outcome { kPassed, kFailed, kUnsupported };
+
+struct CaseResult {
+  std::string name;  // folder/case
+  std::string ops;
+  Outcome outcome = Outcome::kFailed;
+  double max_error = 0;
+  std::string detail;
+};
+
+const char* OutcomeName(Outcome o) {
+  switch (o) {
+    case Outcome::kPassed:
+      return "passed";
+    case Outcome::kFailed:
+      return "failed";
+    case Outcome::kUnsupported:
+      return "unsupported";
+  }
+  return "?";
+}
+
+std::string OneLine(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  std::replace(s.begin(), s.end(), '\t', ' ');
+  return s;
+}
+
+absl::StatusOr<onnx::TensorProto> ReadTensorProto(const fs::path& path) {
+  absl::StatusOr<std::string> bytes = io::ReadFile(path.string());
+  if (!bytes.ok()) return bytes.status();
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(*bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(path.string(), ": not a TensorProto"));
+  }
+  return proto;
+}
+
+// input_K.pb / output_K.pb of a data set, in K order.
+std::vector<fs::path> NumberedFiles(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> out;
+  for (int k = 0;; ++k) {
+    fs::path p = dir / absl::StrCat(prefix, k, ".pb");
+    if (!fs::exists(p)) break;
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::map<std::string, std::string> ReadExclusions(const std::string& path) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t space = line.find_first_of(" \t");
+    const std::string name = line.substr(0, space);
+    std::string reason = space == std::string::npos ? "" : line.substr(space + 1);
+    reason.erase(0, reason.find_first_not_of(" \t"));
+    if (reason.empty()) {
+      std::fprintf(stderr, "%s: exclusion of %s has no reason\n", path.c_str(), name.c_str());
+      std::exit(2);
+    }
+    out[name] = reason;
+  }
+  return out;
+}
+
+// Compares one output; returns an empty string when it matches, else what differs.
+std::string Compare(const ir::Tensor& got, const ir::Tensor& want, double rtol, double atol,
+                    double* max_error) {
+  if (got.dtype() != want.dtype()) {
+    return absl::StrCat("dtype ", ir::DTypeName(got.dtype()), ", expected ",
+                        ir::DTypeName(want.dtype()));
+  }
+  if (got.shape() != want.shape()) {
+    return absl::StrCat("shape ", ir::ShapeToString(got.shape()), ", expected ",
+                        ir::ShapeToString(want.shape()));
+  }
+  const bool exact = !ir::IsFloat(want.dtype());
+  for (int64_t i = 0; i < want.NumElements(); ++i) {
+    const double g = got.GetDouble(i);
+    const double w = want.GetDouble(i);
+    if (std::isnan(w) && std::isnan(g)) continue;
+    if (std::isinf(w) && g == w) continue;
+    const double err = std::fabs(g - w);
+    if (!std::isnan(err)) *max_error = std::max(*max_error, err);
+    const bool ok = exact ? g == w : err <= atol + rtol * std::fabs(w);
+    if (!ok) {
+      return absl::StrCat("element ", i, " is ", g, ", expected ", w, " (error ", err, ")");
+    }
+  }
+  return "";
+}
+
+CaseResult RunCase(const fs::path& dir, const std::string& name,
+                   const std::map<std::string, std::string>& exclusions) {
+  CaseResult result;
+  result.name = name;
+  auto unsupported = [&](const std::string& why) {
+    result.outcome = Outcome::kUnsupported;
+    result.detail = why;
+    return result;
+  };
+  auto failed = [&](const std::string& why) {
+    result.outcome = Outcome::kFailed;
+    result.detail = why;
+    return result;
+  };
+
+  absl::StatusOr<std::string> bytes = io::ReadFile((dir / "model.onnx").string());
+  if (!bytes.ok()) return failed(std::string(bytes.status().message()));
+  onnx::ModelProto model;
+  if (!model.ParseFromString(*bytes)) return failed("model.onnx does not parse");
+  std::set<std::string> ops;
+  for (const onnx::NodeProto& node : model.graph().node()) ops.insert(node.op_type());
+  result.ops = absl::StrJoin(ops, ",");
+
+  auto excluded = exclusions.find(name);
+  if (excluded != exclusions.end()) return unsupported("excluded: " + excluded->second);
+
+  // The runtime inputs: graph inputs without an initializer.
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& t : model.graph().initializer()) initializers.insert(t.name());
+  std::vector<const onnx::ValueInfoProto*> inputs;
+  for (const onnx::ValueInfoProto& info : model.graph().input()) {
+    if (initializers.count(info.name()) == 0) inputs.push_back(&info);
+  }
+  for (const auto* list : {&model.graph().input(), &model.graph().output()}) {
+    for (const onnx::ValueInfoProto& info : *list) {
+      if (!info.type().has_tensor_type()) {
+        return unsupported(absl::StrCat("'", info.name(), "' is not a tensor"));
+      }
+      absl::StatusOr<ir::DType> dtype =
+          frontend::onnx::DTypeFromOnnx(info.type().tensor_type().elem_type());
+      if (!dtype.ok()) {
+        if (dtype.status().code() == absl::StatusCode::kUnimplemented) {
+          return unsupported(absl::StrCat("'", info.name(), "': ", dtype.status().message()));
+        }
+        return failed(std::string(dtype.status().message()));
+      }
+    }
+  }
+
+  double rtol = kRtol;
+  double atol = kAtol;
+  for (const Tolerance& t : kTolerances) {
+    if (name == t.name) {
+      rtol = t.rtol;
+      atol = t.atol;
+    }
+  }
+
+  std::vector<fs::path> sets;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) {
+      sets.push_back(e.path());
+    }
+  }
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty()) return failed("no test_data_set_N folders");
+
+  for (const fs::path& set : sets) {
+    const std::vector<fs::path> input_files = NumberedFiles(set, "input_");
+    const std::vector<fs::path> output_files = NumberedFiles(set, "output_");
+    if (input_files.size() != inputs.size()) {
+      return failed(absl::StrCat(set.filename().string(), " has ", input_files.size(),
+                                 " inputs; the model has ", inputs.size()));
+    }
+    std::vector<ir::Tensor> input_values;
+    for (const fs::path& p : input_files) {
+      absl::StatusOr<onnx::TensorProto> proto = ReadTensorProto(p);
+      if (!proto.ok()) return failed(std::string(proto.status().message()));
+      absl::StatusOr<ir::Tensor> t = frontend::onnx::TensorFromProto(*proto);
+      if (!t.ok()) return failed(absl::StrCat(p.string(), ": ", t.status().message()));
+      input_values.push_back(*t);
+    }
+    std::vector<ir::Tensor> expected;
+    for (const fs::path& p : output_files) {
+      absl::StatusOr<onnx::TensorProto> proto = ReadTensorProto(p);
+      if (!proto.ok()) return failed(std::string(proto.status().message()));
+      absl::StatusOr<ir::Tensor> t = frontend::onnx::TensorFromProto(*proto);
+      if (!t.ok()) return failed(absl::StrCat(p.string(), ": ", t.status().message()));
+      expected.push_back(*t);
+    }
+
+    ImportOptions options;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      options.input_shapes[inputs[k]->name()] = input_values[k].shape();
+    }
+    absl::StatusOr<ImportedModel> imported = frontend::onnx::ImportOnnxModel(model, options, name);
+    if (!imported.ok() && imported.status().code() == absl::StatusCode::kFailedPrecondition) {
+      // A shape-like input (Reshape's shape, Resize's scales, Range's bounds, ...): fix the
+      // integer and bool inputs, and the tiny ones, to this data set's values.
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        const ir::Tensor& v = input_values[k];
+        if (!ir::IsFloat(v.dtype()) || (v.ndim() <= 1 && v.NumElements() <= 8)) {
+          options.input_shapes.erase(inputs[k]->name());
+          options.input_values[inputs[k]->name()] = input_values[k];
+        }
+      }
+      imported = frontend::onnx::ImportOnnxModel(model, options, name);
+    }
+    if (!imported.ok()) {
+      if (imported.status().code() == absl::StatusCode::kUnimplemented) {
+        return unsupported(std::string(imported.status().message()));
+      }
+      return failed(absl::StrCat("import: ", imported.status().message()));
+    }
+    absl::Status typed = ir::InferTypes(imported->module);
+    if (!typed.ok()) return failed(absl::StrCat("type inference: ", typed.message()));
+
+    std::map<std::string, ir::Tensor> args = imported->params;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      for (const ImportedModel::Input& in : imported->inputs) {
+        if (in.onnx_name == inputs[k]->name()) args[in.name] = input_values[k];
+      }
+    }
+    absl::StatusOr<interp::Value> value = interp::Run(imported->module, args);
+    if (!value.ok()) return failed(absl::StrCat("interpreter: ", value.status().message()));
+    const std::vector<ir::Tensor> got = interp::Flatten(*value);
+    if (got.size() != expected.size()) {
+      return failed(absl::StrCat(got.size(), " outputs, expected ", expected.size()));
+    }
+    for (size_t k = 0; k < got.size(); ++k) {
+      const std::string diff = Compare(got[k], expected[k], rtol, atol, &result.max_error);
+      if (!diff.empty()) {
+        return failed(absl::StrCat(set.filename().string(), " output ", k, " ('",
+                                   imported->outputs[k], "'): ", diff));
+      }
+    }
+  }
+  result.outcome = Outcome::kPassed;
+  return result;
+}
+
+std::string ReportPath() {
+  if (!absl::GetFlag(FLAGS_report).empty()) return absl::GetFlag(FLAGS_report);
+  if (const char* dir = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR")) {
+    return absl::StrCat(dir, "/conformance_report.tsv");
+  }
+  if (const char* dir = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
+    return absl::StrCat(dir, "/bazel-bin/tests/onnx/conformance_report.tsv");
+  }
+  return "conformance_report.tsv";
+}
+
+int Main() {
+  const fs::path suite = absl::GetFlag(FLAGS_suite_dir);
+  if (!fs::is_directory(suite)) {
+    std::fprintf(stderr,
+                 "conformance: the suite folder %s does not exist (install Debian's "
+                 "libonnx-testdata, or pass --suite_dir)\n",
+                 suite.c_str());
+    return 2;
+  }
+  const std::map<std::string, std::string> exclusions =
+      ReadExclusions(absl::GetFlag(FLAGS_exclusions));
+  const std::string filter = absl::GetFlag(FLAGS_filter);
+  std::vector<CaseResult> results;
+  int total[3] = {0, 0, 0};
+  for (const char* folder : {"node", "pytorch-converted", "pytorch-operator", "simple"}) {
+    std::vector<std::string> cases;
+    if (!fs::is_directory(suite / folder)) {
+      std::fprintf(stderr, "conformance: %s has no %s folder\n", suite.c_str(), folder);
+      return 2;
+    }
+    for (const fs::directory_entry& e : fs::directory_iterator(suite / folder)) {
+      if (e.is_directory()) cases.push_back(e.path().filename().string());
+    }
+    std::sort(cases.begin(), cases.end());
+    int counts[3] = {0, 0, 0};
+    for (const std::string& c : cases) {
+      const std::string name = absl::StrCat(folder, "/", c);
+      if (!filter.empty() && name.find(filter) == std::string::npos) continue;
+      CaseResult r = RunCase(suite / folder / c, name, exclusions);
+      ++counts[static_cast<int>(r.outcome)];
+      if (r.outcome == Outcome::kFailed || absl::GetFlag(FLAGS_verbose)) {
+        std::printf("%s %s: %s\n", OutcomeName(r.outcome), r.name.c_str(),
+                    OneLine(r.detail).c_str());
+      }
+      results.push_back(std::move(r));
+    }
+    std::printf("%s: %d passed, %d failed, %d unsupported\n", folder, counts[0], counts[1],
+                counts[2]);
+    for (int k = 0; k < 3; ++k) total[k] += counts[k];
+  }
+
+  std::ostringstream report;
+  report << "case\tops\toutcome\tmax_error\tdetail\n";
+  for (const CaseResult& r : results) {
+    report << r.name << '\t' << r.ops << '\t' << OutcomeName(r.outcome) << '\t' << r.max_error
+           << '\t' << OneLine(r.detail) << '\n';
+  }
+  const std::string report_path = ReportPath();
+  fs::create_directories(fs::path(report_path).parent_path().empty()
+                             ? fs::path(".")
+                             : fs::path(report_path).parent_path());
+  absl::Status written = io::WriteFileAtomically(report_path, report.str());
+  if (!written.ok()) {
+    std::fprintf(stderr, "conformance: cannot write the report: %s\n",
+                 std::string(written.message()).c_str());
+  } else {
+    std::printf("report: %s\n", report_path.c_str());
+  }
+  std::printf("conformance: %d passed, %d failed, %d unsupported\n", total[0], total[1], total[2]);
+  return total[1] > 0 ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace relay
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return relay::Main();
+}

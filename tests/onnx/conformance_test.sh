@@ -1,0 +1,31 @@
+#!/bin/bash
+# Runs the ONNX conformance suite; fails on any failing case, on a missing suite, and when fewer
+# cases pass than MIN_PASSED (so that a regression turning cases "unsupported" is caught too).
+set -u
+readonly CONFORMANCE="$1"
+readonly SUITE="$2"
+readonly MIN_PASSED=350
+
+if [[ ! -d "${SUITE}" ]]; then
+  echo "FAIL: ${SUITE} does not exist: install Debian's libonnx-testdata" >&2
+  exit 1
+fi
+output="$("${CONFORMANCE}" --suite_dir="${SUITE}")"
+status=$?
+echo "${output}"
+last="$(echo "${output}" | tail -n 1)"
+if [[ ! "${last}" =~ ^conformance:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ unsupported$ ]]; then
+  echo "FAIL: the last line is not the summary: ${last}" >&2
+  exit 1
+fi
+passed="${BASH_REMATCH[1]}"
+failed="${BASH_REMATCH[2]}"
+if [[ "${status}" -ne 0 || "${failed}" -ne 0 ]]; then
+  echo "FAIL: ${failed} cases failed (exit status ${status})" >&2
+  exit 1
+fi
+if (( passed < MIN_PASSED )); then
+  echo "FAIL: only ${passed} cases passed; expected at least ${MIN_PASSED}" >&2
+  exit 1
+fi
+echo "PASS"
