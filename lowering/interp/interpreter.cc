@@ -159,14 +159,15 @@ class Interpreter {
         stack.pop_back();
         continue;
       }
-      const std::string where = LocPrefix(module_, node->loc());
+      // Only needed for messages, so built only on the way out with an error.
+      auto where = [&] { return LocPrefix(module_, node->loc()); };
       switch (node->kind()) {
         case ir::ExprKind::kVar: {
           const auto* var = node->As<ir::VarNode>();
           const RtValue* v = env->Lookup(var);
           if (v == nullptr) {
             return absl::InvalidArgumentError(
-                absl::StrCat(where, "variable %", var->name(), " is not bound"));
+                absl::StrCat(where(), "variable %", var->name(), " is not bound"));
           }
           memo[node] = *v;
           stack.pop_back();
@@ -176,7 +177,7 @@ class Interpreter {
           const auto* gv = node->As<ir::GlobalVarNode>();
           ir::Function fn = module_.Lookup(gv->name());
           if (fn == nullptr) {
-            return absl::NotFoundError(absl::StrCat(where, "no function @", gv->name()));
+            return absl::NotFoundError(absl::StrCat(where(), "no function @", gv->name()));
           }
           memo[node].closure = std::make_shared<const Closure>(
               Closure{std::move(fn), nullptr, absl::StrCat("@", gv->name())});
@@ -204,7 +205,7 @@ class Interpreter {
             const RtValue& v = memo.at(f.get());
             if (v.closure != nullptr) {
               return absl::UnimplementedError(
-                  absl::StrCat(where, "a tuple holding a function is not supported"));
+                  absl::StrCat(where(), "a tuple holding a function is not supported"));
             }
             fields.push_back(v.value);
           }
@@ -223,7 +224,7 @@ class Interpreter {
           if (t.closure != nullptr || !t.value.is_tuple() ||
               get->index() >= static_cast<int>(t.value.fields().size())) {
             return absl::InvalidArgumentError(absl::StrCat(
-                where, "cannot take field ", get->index(), " of ",
+                where(), "cannot take field ", get->index(), " of ",
                 t.closure != nullptr ? "a function" : ir::TypeToString(t.value.type())));
           }
           memo[node].value = t.value.fields()[get->index()];
@@ -261,7 +262,7 @@ class Interpreter {
             for (const ir::Expr& a : call->args()) need(a);
             break;
           }
-          ASSIGN_OR_RETURN(memo[node], EvalCall(*call, memo, where));
+          ASSIGN_OR_RETURN(memo[node], EvalCall(*call, memo));
           stack.pop_back();
           break;
         }
@@ -271,15 +272,15 @@ class Interpreter {
   }
 
   absl::StatusOr<RtValue> EvalCall(const ir::CallNode& call,
-                                   const std::unordered_map<const ir::ExprNode*, RtValue>& memo,
-                                   const std::string& where) {
+                                   const std::unordered_map<const ir::ExprNode*, RtValue>& memo) {
+    auto where = [&] { return LocPrefix(module_, call.loc()); };
     std::vector<RtValue> args;
     for (const ir::Expr& a : call.args()) args.push_back(memo.at(a.get()));
     if (call.op() == nullptr) {
       const RtValue& callee = memo.at(call.callee().get());
       if (callee.closure == nullptr) {
         return absl::InvalidArgumentError(absl::StrCat(
-            where,
+            where(),
             "calling a value that is not a function: ", ir::TypeToString(callee.value.type())));
       }
       return Call(*callee.closure, args, call.loc());
@@ -287,16 +288,16 @@ class Interpreter {
     std::vector<Value> values;
     for (size_t i = 0; i < args.size(); ++i) {
       if (args[i].closure != nullptr) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, call.op()->name, ": argument ", i, " is a function, not a tensor"));
+        return absl::InvalidArgumentError(absl::StrCat(where(), call.op()->name, ": argument ", i,
+                                                       " is a function, not a tensor"));
       }
       values.push_back(args[i].value);
     }
     absl::StatusOr<Value> result = EvalOp(*call.op(), values, call.attrs());
-    if (!result.ok()) return WithPrefix(result.status(), where);
+    if (!result.ok()) return WithPrefix(result.status(), where());
     if (call.has_type() && result->type() != call.checked_type()) {
       return absl::InternalError(absl::StrCat(
-          where, call.op()->name, ": the interpreter computed ", ir::TypeToString(result->type()),
+          where(), call.op()->name, ": the interpreter computed ", ir::TypeToString(result->type()),
           " but type inference says ", ir::TypeToString(call.checked_type())));
     }
     RtValue out;
