@@ -79,6 +79,7 @@ class Parser {
       : tokens_(Tokenize(text)), source_name_(source_name) {}
 
   absl::StatusOr<Module> Run();
+  absl::StatusOr<Function> RunKernel();
 
  private:
   // Counts one level of nesting for as long as it lives.
@@ -194,6 +195,30 @@ absl::StatusOr<Module> Parser::Run() {
     }
   }
   return Module(std::move(functions), source_name_);
+}
+
+// `#[relay_kernel = 1]` then one `fn (...) -> R { ... }` and nothing else.
+absl::StatusOr<Function> Parser::RunKernel() {
+  RETURN_IF_ERROR(Expect(TokenKind::kHash, "#"));
+  RETURN_IF_ERROR(Expect(TokenKind::kLBracket, "["));
+  if (!PeekIdent("relay_kernel")) return Unexpected(Peek(), "'relay_kernel'");
+  Next();
+  RETURN_IF_ERROR(Expect(TokenKind::kEqual, "="));
+  if (Peek().kind != TokenKind::kInt) return Unexpected(Peek(), "a kernel format number");
+  const Token& version = Next();
+  if (version.int_value != 1) {
+    return ErrorAt(version, absl::StrCat("unsupported kernel format ", version.int_value,
+                                         " (this relayc reads format 1)"));
+  }
+  RETURN_IF_ERROR(Expect(TokenKind::kRBracket, "]"));
+  if (!PeekIdent("fn")) return Unexpected(Peek(), "'fn'");
+  const Token& fn_token = Next();
+  ASSIGN_OR_RETURN(Function fn, ParseFunctionRest(fn_token));
+  if (Peek().kind != TokenKind::kEof) return Unexpected(Peek(), "the end of the kernel");
+  if (!global_refs_.empty()) {
+    return ErrorAt(global_refs_.front(), "a kernel cannot call global functions");
+  }
+  return fn;
 }
 
 // `#[version = "0.0.5"]` first; `#[metadata]` (TVM's section of tensor constants) anywhere is
@@ -701,6 +726,10 @@ absl::StatusOr<AttrValue> Parser::ParseAttrValue() {
 
 absl::StatusOr<Module> ParseModule(const std::string& text, const std::string& source_name) {
   return Parser(text, source_name).Run();
+}
+
+absl::StatusOr<Function> ParseKernel(const std::string& text, const std::string& source_name) {
+  return Parser(text, source_name).RunKernel();
 }
 
 }  // namespace relay::ir

@@ -32,6 +32,12 @@ namespace relay::ir {
 // deeper than 1000 levels is an error rather than a stack overflow.
 absl::StatusOr<Module> ParseModule(const std::string& text, const std::string& source_name);
 
+// Parses a kernel file: the header `#[relay_kernel = 1]`, then exactly one primitive function
+// `fn (%p0: T, ...) -> R { ... }` (see DESIGN.md, "The kernel id"). Errors as ParseModule's;
+// another format number, trailing text, or a call of a global function is an error. The
+// function is not type-checked.
+absl::StatusOr<Function> ParseKernel(const std::string& text, const std::string& source_name);
+
 }  // namespace relay::ir
 
 #endif  // RULES_RELAY_LOWERING_IR_TEXT_PARSER_H_

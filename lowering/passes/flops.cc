@@ -1,0 +1,66 @@
+#include "lowering/passes/flops.h"
+
+#include <set>
+#include <string>
+
+#include "lowering/passes/expr_util.h"
+
+namespace relay::passes {
+namespace {
+
+int64_t Elements(const ir::Type& t) {
+  if (t.is_tensor()) return t.NumElements();
+  int64_t n = 0;
+  for (const ir::Type& f : t.fields()) n += Elements(f);
+  return n;
+}
+
+bool IsDataMovement(const std::string& op) {
+  static const std::set<std::string> kMoves = {
+      "reshape", "nn.batch_flatten", "transpose", "concatenate", "split",        "strided_slice",
+      "squeeze", "expand_dims",      "take",      "nn.pad",      "broadcast_to", "cast"};
+  return kMoves.count(op) > 0;
+}
+
+}  // namespace
+
+int64_t EstimateCallFlops(const ir::CallNode& call) {
+  const std::string& op = call.op()->name;
+  const int64_t out = Elements(call.checked_type());
+  const ir::Type& a = call.args()[0]->checked_type();
+  if (op == "nn.conv2d") {
+    const ir::Shape& w = call.args()[1]->checked_type().shape();  // O, C/g, kh, kw
+    return 2 * out * w[1] * w[2] * w[3];
+  }
+  if (op == "nn.conv2d_transpose") {
+    const ir::Shape& w = call.args()[1]->checked_type().shape();  // C, O/g, kh, kw
+    return 2 * a.NumElements() * w[1] * w[2] * w[3];
+  }
+  if (op == "nn.dense" || op == "nn.matmul" || op == "nn.batch_matmul") {
+    // Each output element is a dot product over the reduction dimension K.
+    int64_t k = a.shape().back();
+    if (op == "nn.matmul" && call.attrs().GetBool("transpose_a")) k = a.shape()[0];
+    if (op == "nn.batch_matmul" && call.attrs().GetBool("transpose_a")) k = a.shape()[1];
+    return 2 * out * k;
+  }
+  if (call.op()->pattern == ir::OpPattern::kCommReduce || op == "nn.max_pool2d" ||
+      op == "nn.avg_pool2d" || op == "nn.global_avg_pool2d" || op == "nn.global_max_pool2d" ||
+      op == "nn.softmax" || op == "nn.log_softmax" || op == "nn.layer_norm") {
+    return a.is_tensor() ? a.NumElements() : out;
+  }
+  if (IsDataMovement(op)) return 0;
+  return out;
+}
+
+int64_t EstimateFunctionFlops(const ir::FunctionNode& fn) {
+  int64_t total = 0;
+  for (const ir::Expr& node : PostOrder(fn.body())) {
+    const auto* call = node->As<ir::CallNode>();
+    if (call != nullptr && call->op() != nullptr && node->has_type()) {
+      total += EstimateCallFlops(*call);
+    }
+  }
+  return total;
+}
+
+}  // namespace relay::passes

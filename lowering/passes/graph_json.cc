@@ -1,0 +1,179 @@
+#include "lowering/passes/graph_json.h"
+
+#include <map>
+#include <set>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+
+namespace relay::passes {
+namespace {
+
+using json = nlohmann::json;
+
+const char* KindName(Buffer::Kind kind) {
+  switch (kind) {
+    case Buffer::Kind::kInput:
+      return "input";
+    case Buffer::Kind::kParam:
+      return "param";
+    case Buffer::Kind::kTemp:
+      return "temp";
+  }
+  return "?";
+}
+
+bool IsKernelId(const std::string& id) {
+  if (id.size() != 22 || id.rfind("k_", 0) != 0) return false;
+  for (size_t i = 2; i < id.size(); ++i) {
+    const char c = id[i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> KernelIds(const Graph& graph) {
+  std::vector<std::string> ids;
+  std::set<std::string> seen;
+  for (const KernelCall& c : graph.calls) {
+    if (seen.insert(c.kernel).second) ids.push_back(c.kernel);
+  }
+  return ids;
+}
+
+std::string GraphToJson(const Graph& graph, const std::vector<Kernel>& kernels) {
+  json buffers = json::array();
+  for (const Buffer& b : graph.buffers) {
+    json jb = {{"id", b.id},
+               {"kind", KindName(b.kind)},
+               {"shape", b.shape},
+               {"dtype", ir::DTypeName(b.dtype)}};
+    if (!b.name.empty()) jb["name"] = b.name;
+    buffers.push_back(std::move(jb));
+  }
+  json calls = json::array();
+  for (const KernelCall& c : graph.calls) {
+    calls.push_back({{"kernel", c.kernel}, {"args", c.args}, {"outputs", c.outputs}});
+  }
+  json jkernels = json::object();
+  for (const Kernel& k : kernels) {
+    jkernels[k.id] = {{"ops", absl::StrJoin(k.ops, "+")}, {"flops", k.flops}};
+  }
+  json doc = {{"format", "rules_relay.graph"}, {"version", kGraphFormatVersion},
+              {"inputs", graph.inputs},        {"outputs", graph.outputs},
+              {"buffers", std::move(buffers)}, {"calls", std::move(calls)},
+              {"kernels", std::move(jkernels)}};
+  return doc.dump(2) + "\n";
+}
+
+absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& source_name) {
+  auto fail = [&](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat(source_name, ": error: ", what));
+  };
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return fail("not a JSON object");
+  if (doc.value("format", "") != "rules_relay.graph") return fail("not a rules_relay graph");
+  if (!doc.contains("version") || !doc["version"].is_number_integer() ||
+      doc["version"].get<int>() != kGraphFormatVersion) {
+    return fail(absl::StrCat("unsupported graph version (this relayc reads version ",
+                             kGraphFormatVersion, ")"));
+  }
+  for (const char* key : {"inputs", "outputs", "buffers", "calls"}) {
+    if (!doc.contains(key) || !doc[key].is_array()) {
+      return fail(absl::StrCat("missing array '", key, "'"));
+    }
+  }
+  Graph g;
+  for (const json& jb : doc["buffers"]) {
+    if (!jb.is_object() || !jb.contains("id") || !jb["id"].is_number_integer() ||
+        !jb.contains("shape") || !jb["shape"].is_array() || !jb.contains("dtype") ||
+        !jb["dtype"].is_string() || !jb.contains("kind") || !jb["kind"].is_string()) {
+      return fail(absl::StrCat("malformed buffer #", g.buffers.size()));
+    }
+    Buffer b;
+    b.id = jb["id"].get<int>();
+    if (b.id != static_cast<int>(g.buffers.size())) {
+      return fail(absl::StrCat("buffer ids must be 0, 1, ...; found ", b.id));
+    }
+    const std::string kind = jb["kind"].get<std::string>();
+    if (kind == "input") {
+      b.kind = Buffer::Kind::kInput;
+    } else if (kind == "param") {
+      b.kind = Buffer::Kind::kParam;
+    } else if (kind == "temp") {
+      b.kind = Buffer::Kind::kTemp;
+    } else {
+      return fail(absl::StrCat("buffer ", b.id, ": unknown kind '", kind, "'"));
+    }
+    for (const json& d : jb["shape"]) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) {
+        return fail(absl::StrCat("buffer ", b.id, ": bad shape"));
+      }
+      b.shape.push_back(d.get<int64_t>());
+    }
+    std::optional<ir::DType> dtype = ir::ParseDType(jb["dtype"].get<std::string>());
+    if (!dtype) return fail(absl::StrCat("buffer ", b.id, ": unknown dtype"));
+    b.dtype = *dtype;
+    if (jb.contains("name") && jb["name"].is_string()) b.name = jb["name"].get<std::string>();
+    if (b.kind != Buffer::Kind::kTemp && b.name.empty()) {
+      return fail(absl::StrCat("buffer ", b.id, ": ", kind, " without a name"));
+    }
+    g.buffers.push_back(std::move(b));
+  }
+  const int n = static_cast<int>(g.buffers.size());
+  std::vector<bool> ready(n, false);
+  for (const Buffer& b : g.buffers) ready[b.id] = b.kind != Buffer::Kind::kTemp;
+  auto ids = [&](const json& arr, std::vector<int>* out) -> bool {
+    if (!arr.is_array()) return false;
+    for (const json& v : arr) {
+      if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() >= n) return false;
+      out->push_back(v.get<int>());
+    }
+    return true;
+  };
+  if (!ids(doc["inputs"], &g.inputs)) return fail("bad 'inputs'");
+  for (int id : g.inputs) {
+    if (g.buffers[id].kind != Buffer::Kind::kInput) {
+      return fail(absl::StrCat("input ", id, " is not an input buffer"));
+    }
+  }
+  for (const json& jc : doc["calls"]) {
+    KernelCall c;
+    if (!jc.is_object() || !jc.contains("kernel") || !jc["kernel"].is_string()) {
+      return fail(absl::StrCat("malformed call #", g.calls.size()));
+    }
+    c.kernel = jc["kernel"].get<std::string>();
+    if (!IsKernelId(c.kernel)) return fail(absl::StrCat("bad kernel id '", c.kernel, "'"));
+    if (!jc.contains("args") || !ids(jc["args"], &c.args) || !jc.contains("outputs") ||
+        !ids(jc["outputs"], &c.outputs) || c.outputs.empty()) {
+      return fail(absl::StrCat("call #", g.calls.size(), " (", c.kernel, "): bad buffer ids"));
+    }
+    for (int a : c.args) {
+      if (!ready[a]) {
+        return fail(absl::StrCat("call #", g.calls.size(), " (", c.kernel, ") reads buffer ", a,
+                                 " before it is written"));
+      }
+    }
+    for (int o : c.outputs) {
+      if (ready[o] || g.buffers[o].kind != Buffer::Kind::kTemp) {
+        return fail(absl::StrCat("call #", g.calls.size(), " (", c.kernel, ") writes buffer ", o,
+                                 " twice or writes an input"));
+      }
+      ready[o] = true;
+    }
+    g.calls.push_back(std::move(c));
+  }
+  if (!ids(doc["outputs"], &g.outputs) || g.outputs.empty()) {
+    return fail("bad 'outputs'");
+  }
+  for (int id : g.outputs) {
+    if (!ready[id]) return fail(absl::StrCat("output buffer ", id, " is never written"));
+  }
+  return g;
+}
+
+}  // namespace relay::passes

@@ -1,0 +1,36 @@
+// Helpers for pass tests: models from Relay text with seeded weights, and comparisons.
+#ifndef RULES_RELAY_LOWERING_PASSES_TEST_UTIL_H_
+#define RULES_RELAY_LOWERING_PASSES_TEST_UTIL_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lowering/ir/tensor.h"
+#include "lowering/passes/model.h"
+
+namespace relay::passes::testing {
+
+// A tensor of `type` with seeded values uniform in [lo, hi) (ints: small non-negative values).
+ir::Tensor RandomTensor(const ir::Type& type, uint64_t seed, double lo = -1, double hi = 1);
+
+// Parses `text` (CHECK-fails on errors: test inputs are ours) and infers types. Every @main
+// parameter named in `weights` becomes a weight with seeded random values; parameters whose name
+// starts with "var" or "v_" (batch-norm variances) get values in [0.5, 1.5).
+Model ModelFromText(const std::string& text, const std::vector<std::string>& weights,
+                    uint64_t seed = 7);
+
+// Seeded random values for @main's non-weight parameters (the model inputs).
+std::map<std::string, ir::Tensor> RandomInputs(const Model& model, uint64_t seed = 11);
+
+// Runs @main with the reference interpreter on inputs + weights; CHECK-fails on errors.
+std::vector<ir::Tensor> Interpret(const ir::Module& module, const ParamMap& params,
+                                  const std::map<std::string, ir::Tensor>& inputs);
+
+// Largest |a - b| over all elements (shapes must match, else infinity).
+double MaxAbsDiff(const ir::Tensor& a, const ir::Tensor& b);
+
+}  // namespace relay::passes::testing
+
+#endif  // RULES_RELAY_LOWERING_PASSES_TEST_UTIL_H_

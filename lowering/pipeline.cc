@@ -1,0 +1,62 @@
+#include "lowering/pipeline.h"
+
+#include <chrono>
+#include <functional>
+#include <iostream>
+
+#include "lowering/ir/text/printer.h"
+#include "lowering/ir/type_infer.h"
+#include "lowering/passes/fold_constants.h"
+#include "lowering/passes/simplify_inference.h"
+#include "lowering/support/status_macros.h"
+
+namespace relay {
+namespace {
+
+using passes::Model;
+
+// Runs one pass, re-infers types, and dumps/times as asked.
+absl::StatusOr<Model> Step(const std::string& name,
+                           const std::function<absl::StatusOr<Model>(const Model&)>& pass,
+                           const Model& in, const PipelineOptions& options) {
+  std::ostream& dump = options.dump != nullptr ? *options.dump : std::cerr;
+  const auto start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(Model out, pass(in));
+  RETURN_IF_ERROR(ir::InferTypes(out.module));
+  if (options.time_passes) {
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    dump << "pass " << name << ": " << ms << " ms\n";
+  }
+  if (options.dump_ir_after == name || options.dump_ir_after == "all") {
+    ir::PrintOptions print;
+    print.show_types = true;
+    dump << "// after " << name << "\n" << ir::PrintModule(out.module, print) << "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Model> OptimizeGraph(const Model& model, const PipelineOptions& options) {
+  auto identity = [](const Model& m) -> absl::StatusOr<Model> { return m; };
+  auto fold = [](const Model& m) { return passes::FoldConstants(m); };
+  auto fuse = [&](const Model& m) -> absl::StatusOr<Model> {
+    ASSIGN_OR_RETURN(ir::Module fused, passes::FuseOps(m.module, options.fuse));
+    return Model{std::move(fused), m.params};
+  };
+  ASSIGN_OR_RETURN(Model m, Step("infer_types", identity, model, options));
+  ASSIGN_OR_RETURN(m, Step("fold_constants", fold, m, options));
+  ASSIGN_OR_RETURN(m, Step("simplify_inference", passes::SimplifyInference, m, options));
+  ASSIGN_OR_RETURN(m, Step("fold_constants_2", fold, m, options));
+  ASSIGN_OR_RETURN(m, Step("fuse_ops", fuse, m, options));
+  return m;
+}
+
+absl::StatusOr<passes::PartitionedModel> PartitionModel(const Model& model,
+                                                        const PipelineOptions& options) {
+  ASSIGN_OR_RETURN(Model optimized, OptimizeGraph(model, options));
+  return passes::Partition(optimized);
+}
+
+}  // namespace relay
