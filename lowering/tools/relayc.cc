@@ -5,6 +5,10 @@
 //   relayc check FILE                   parse + type inference, printed with every type
 //   relayc interpret FILE --input NAME=FILE.npy ... [--random_inputs] [--output_dir DIR]
 //                                       run @main on the reference interpreter
+//   relayc import MODEL.onnx [--input-shape NAME:D0,D1,...] -o OUT.relay --params W.safetensors
+//                                       ONNX to Relay text + weights (relayc_onnx.h)
+// check and interpret also take an .onnx model (with --input-shape), or Relay text with
+// --params W.safetensors.
 //
 // Errors a user can cause print "relayc: <message>" on stderr and exit 1; a command line relayc
 // does not understand prints the usage and exits 2. Every file relayc writes is written to a
@@ -37,6 +41,7 @@
 #include "lowering/ir/text/printer.h"
 #include "lowering/ir/type_infer.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/tools/relayc_onnx.h"
 
 ABSL_FLAG(bool, in_place, false, "fmt: rewrite FILE instead of printing it");
 // --input is not an Abseil flag: Abseil's std::vector<std::string> flags keep only the last
@@ -45,6 +50,10 @@ ABSL_FLAG(bool, random_inputs, false,
           "interpret: give parameters without --input deterministic pseudo-random values");
 ABSL_FLAG(std::string, output_dir, "",
           "interpret: write the results to DIR/output_<i>.npy (DIR is created if missing)");
+ABSL_FLAG(std::string, output, "", "import: the Relay text file to write (default: stdout)");
+ABSL_FLAG(std::string, params, "",
+          "import: where to write the weights; check/interpret: the weights of a .relay FILE "
+          "(safetensors)");
 
 namespace relay::tools {
 namespace {
@@ -60,7 +69,14 @@ Commands:
       --random_inputs        give parameters without --input deterministic pseudo-random
                              values (floats in [-1, 1), integers in [0, 10), bools)
       --output_dir DIR       write output_0.npy, output_1.npy, ... (tuples flattened) to DIR
+  import FILE.onnx  import an ONNX model (opsets 7 to 17) as Relay text and weights
+      -o, --output OUT.relay      the Relay text (default: stdout)
+      --params W.safetensors      the weights (required if the model has any)
   help              print this message
+
+check and interpret also accept an .onnx FILE, imported on the fly, and Relay text with its
+weights: --params W.safetensors. For .onnx models, --input-shape NAME:D0,D1,... (repeatable)
+gives the static shape of an input whose shape the model leaves open.
 
 Flags may be written --flag=value or --flag value; dashes and underscores in flag names are
 interchangeable (--output-dir). Exit status: 0 success, 1 an error in the input files, 2 a
@@ -78,8 +94,9 @@ command line relayc does not understand.
 const std::map<std::string, std::set<std::string>>& CommandFlags() {
   static const auto* flags = new std::map<std::string, std::set<std::string>>{
       {"fmt", {"in_place"}},
-      {"check", {}},
-      {"interpret", {"input", "random_inputs", "output_dir"}},
+      {"check", {"input_shape", "params"}},
+      {"interpret", {"input", "random_inputs", "output_dir", "input_shape", "params"}},
+      {"import", {"input_shape", "output", "params"}},
       {"help", {}},
   };
   return *flags;
@@ -89,9 +106,10 @@ bool IsBoolFlag(const std::string& name) { return name == "in_place" || name == 
 
 // What the pre-scan of argv found.
 struct CommandLine {
-  std::vector<std::string> absl_args;  // argv for absl::ParseCommandLine, flags normalised.
-  std::vector<std::string> inputs;     // Every --input value, in order.
-  std::string command;                 // The first positional argument, or empty.
+  std::vector<std::string> absl_args;     // argv for absl::ParseCommandLine, flags normalised.
+  std::vector<std::string> inputs;        // Every --input value, in order.
+  std::vector<std::string> input_shapes;  // Every --input-shape value, in order.
+  std::string command;                    // The first positional argument, or empty.
 };
 
 // Checks flag names before Abseil sees them, for three things Abseil cannot do here: dashes in
@@ -124,11 +142,13 @@ CommandLine ScanCommandLine(int argc, char** argv) {
       std::fputs(kUsage, stdout);
       std::exit(0);
     }
+    if (name == "o") name = "output";
     std::string base = name;
     if (eq == std::string::npos && name.rfind("no", 0) == 0 && IsBoolFlag(name.substr(2))) {
       base = name.substr(2);
     }
-    if (base != "in_place" && base != "random_inputs" && base != "input" && base != "output_dir") {
+    if (base != "in_place" && base != "random_inputs" && base != "input" && base != "output_dir" &&
+        base != "input_shape" && base != "output" && base != "params") {
       UsageError(absl::StrCat("unknown flag '", arg, "'"));
     }
     flags_seen.push_back(base);
@@ -142,6 +162,10 @@ CommandLine ScanCommandLine(int argc, char** argv) {
     }
     if (base == "input") {
       cl.inputs.push_back(value);
+      continue;
+    }
+    if (base == "input_shape") {
+      cl.input_shapes.push_back(value);
       continue;
     }
     if (takes_value || eq != std::string::npos) {
@@ -174,8 +198,9 @@ absl::Status Fmt(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::Status Check(const std::string& path) {
-  ASSIGN_OR_RETURN(ir::Module module, LoadModule(path));
+absl::Status Check(const std::string& path, const std::vector<std::string>& input_shapes) {
+  ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(path, input_shapes, absl::GetFlag(FLAGS_params)));
+  const ir::Module& module = loaded.module;
   RETURN_IF_ERROR(ir::InferTypes(module));
   ir::PrintOptions options;
   options.show_types = true;
@@ -235,8 +260,10 @@ std::string Preview(const ir::Tensor& t) {
   return text + "]";
 }
 
-absl::Status Interpret(const std::string& path, const std::vector<std::string>& input_flags) {
-  ASSIGN_OR_RETURN(ir::Module module, LoadModule(path));
+absl::Status Interpret(const std::string& path, const std::vector<std::string>& input_flags,
+                       const std::vector<std::string>& input_shapes) {
+  ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(path, input_shapes, absl::GetFlag(FLAGS_params)));
+  const ir::Module& module = loaded.module;
   RETURN_IF_ERROR(ir::InferTypes(module));
   ir::Function main = module.main();
   if (main == nullptr) return absl::NotFoundError(absl::StrCat(path, ": no function @main"));
@@ -277,6 +304,11 @@ absl::Status Interpret(const std::string& path, const std::vector<std::string>& 
   }
   for (const ir::Var& p : main->params()) {
     if (inputs.count(p->name()) != 0) continue;
+    auto weight = loaded.params.find(p->name());
+    if (weight != loaded.params.end()) {
+      inputs.emplace(p->name(), weight->second);
+      continue;
+    }
     const ir::Type& type = p->checked_type();
     if (!absl::GetFlag(FLAGS_random_inputs) || !type.is_tensor()) {
       return absl::InvalidArgumentError(absl::StrCat("missing input for parameter %", p->name(),
@@ -328,9 +360,12 @@ int Main(int argc, char** argv) {
   if (cl.command == "fmt") {
     status = Fmt(path);
   } else if (cl.command == "check") {
-    status = Check(path);
+    status = Check(path, cl.input_shapes);
+  } else if (cl.command == "import") {
+    status = ImportCommand(path, cl.input_shapes, absl::GetFlag(FLAGS_output),
+                           absl::GetFlag(FLAGS_params));
   } else {
-    status = Interpret(path, cl.inputs);
+    status = Interpret(path, cl.inputs, cl.input_shapes);
   }
   if (!status.ok()) {
     std::fprintf(stderr, "relayc: %s\n", std::string(status.message()).c_str());

@@ -11,7 +11,8 @@
 //   unsupported  the importer says Unimplemented (an op, dtype or attribute value we do not
 //                convert), the model's inputs/outputs are not tensors, or the case is listed
 //                in exclusions.txt (semantics we deliberately do not follow);
-//   failed       anything else: an import error, an interpreter error, a wrong value.
+//   failed       anything else: an import error, an interpreter error, a wrong value, or
+//                printed Relay text that does not parse back to the same text.
 // Models that take a shape-like argument (Reshape's shape, ...) as a graph input are imported
 // with their integer inputs fixed to the data set's values (ImportOptions::input_values), as
 // TVM's freeze_params does: every shape is static in Relay.
@@ -41,6 +42,8 @@
 #include "lowering/frontend/onnx/tensor_proto.h"
 #include "lowering/interp/interpreter.h"
 #include "lowering/io/file.h"
+#include "lowering/ir/text/parser.h"
+#include "lowering/ir/text/printer.h"
 #include "lowering/ir/type_infer.h"
 #include "onnx/onnx_pb.h"
 
@@ -287,6 +290,11 @@ CaseResult RunCase(const fs::path& dir, const std::string& name,
     }
     absl::Status typed = ir::InferTypes(imported->module);
     if (!typed.ok()) return failed(absl::StrCat("type inference: ", typed.message()));
+    // What `relayc import` writes must read back as the same module.
+    const std::string text = ir::PrintModule(imported->module);
+    absl::StatusOr<ir::Module> reparsed = ir::ParseModule(text, name + ".relay");
+    if (!reparsed.ok()) return failed(absl::StrCat("printed text: ", reparsed.status().message()));
+    if (ir::PrintModule(*reparsed) != text) return failed("printed text does not round-trip");
 
     std::map<std::string, ir::Tensor> args = imported->params;
     for (size_t k = 0; k < inputs.size(); ++k) {
