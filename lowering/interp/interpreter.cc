@@ -23,6 +23,9 @@ namespace {
 // stack, not C++ recursion), so deep graphs and long let chains cannot overflow the stack; only
 // function calls recurse, and their depth is bounded.
 //
+// A value leaves the memo as soon as its last user in the frame has read it (use counts are
+// taken before evaluating), so a model's activations are not all alive at once.
+//
 //   stack: [..., (node, stage)]    stage 0: push the operands not yet in the memo
 //                                  stage 1: all operands are in the memo; compute the node
 //                                  (Let has a stage 2: value bound, body evaluated)
@@ -97,6 +100,48 @@ const internal::KernelTable& Kernels() {
   return *table;
 }
 
+// The operands a node reads within its own frame (a function literal's body is another frame).
+std::vector<const ir::Expr*> Operands(const ir::ExprNode& node) {
+  std::vector<const ir::Expr*> out;
+  switch (node.kind()) {
+    case ir::ExprKind::kCall: {
+      const auto* call = node.As<ir::CallNode>();
+      if (call->op() == nullptr) out.push_back(&call->callee());
+      for (const ir::Expr& a : call->args()) out.push_back(&a);
+      break;
+    }
+    case ir::ExprKind::kTuple:
+      for (const ir::Expr& f : node.As<ir::TupleNode>()->fields()) out.push_back(&f);
+      break;
+    case ir::ExprKind::kTupleGetItem:
+      out.push_back(&node.As<ir::TupleGetItemNode>()->tuple());
+      break;
+    case ir::ExprKind::kLet:
+      out.push_back(&node.As<ir::LetNode>()->value());
+      out.push_back(&node.As<ir::LetNode>()->body());
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+// How many operand edges point at each node reachable from `root` within its frame.
+std::unordered_map<const ir::ExprNode*, int> CountUses(const ir::Expr& root) {
+  std::unordered_map<const ir::ExprNode*, int> uses = {{root.get(), 0}};
+  std::vector<const ir::ExprNode*> stack = {root.get()};
+  while (!stack.empty()) {
+    const ir::ExprNode* node = stack.back();
+    stack.pop_back();
+    for (const ir::Expr* operand : Operands(*node)) {
+      auto [it, inserted] = uses.emplace(operand->get(), 0);
+      ++it->second;
+      if (inserted) stack.push_back(operand->get());
+    }
+  }
+  return uses;
+}
+
 class Interpreter {
  public:
   explicit Interpreter(const ir::Module& module) : module_(module) {}
@@ -142,6 +187,11 @@ class Interpreter {
 
   absl::StatusOr<RtValue> EvalFrame(const ir::Expr& root, const std::shared_ptr<Env>& env) {
     std::unordered_map<const ir::ExprNode*, RtValue> memo;
+    std::unordered_map<const ir::ExprNode*, int> uses = CountUses(root);
+    // Called once per operand edge after the user has read the operand's value.
+    auto consume = [&](const ir::Expr& operand) {
+      if (--uses.at(operand.get()) == 0) memo.erase(operand.get());
+    };
     std::vector<Item> stack;
     stack.push_back({root, 0});
     // Pushes `e` unless its value is known; returns whether it was pushed.
@@ -210,6 +260,7 @@ class Interpreter {
             fields.push_back(v.value);
           }
           memo[node].value = Value::Tuple(std::move(fields));
+          for (const ir::Expr& f : tuple->fields()) consume(f);
           stack.pop_back();
           break;
         }
@@ -228,6 +279,7 @@ class Interpreter {
                 t.closure != nullptr ? "a function" : ir::TypeToString(t.value.type())));
           }
           memo[node].value = t.value.fields()[get->index()];
+          consume(get->tuple());
           stack.pop_back();
           break;
         }
@@ -246,11 +298,13 @@ class Interpreter {
               bound.closure = std::move(named);
             }
             env->vars[let->var().get()] = std::move(bound);
+            consume(let->value());
             stack[top].stage = 2;
             need(let->body());
             break;
           }
           memo[node] = memo.at(let->body().get());
+          consume(let->body());
           stack.pop_back();
           break;
         }
@@ -263,6 +317,7 @@ class Interpreter {
             break;
           }
           ASSIGN_OR_RETURN(memo[node], EvalCall(*call, memo));
+          for (const ir::Expr* operand : Operands(*node)) consume(*operand);
           stack.pop_back();
           break;
         }
@@ -314,6 +369,12 @@ class Interpreter {
 absl::StatusOr<Value> EvalOp(const ir::OpDef& op, const std::vector<Value>& args,
                              const ir::Attrs& attrs) {
   const std::string prefix = absl::StrCat(op.name, ": ");
+  const internal::KernelTable& table = Kernels();
+  auto it = table.find(op.name);
+  if (it == table.end()) {
+    return absl::UnimplementedError(
+        absl::StrCat(prefix, "the interpreter has no kernel for this op"));
+  }
   // Kernels read attributes by name; incomplete attributes would be a caller bug that CHECKs
   // deep inside a kernel, so refuse them here with a message instead.
   bool complete = attrs.size() == op.attrs.size();
@@ -324,12 +385,6 @@ absl::StatusOr<Value> EvalOp(const ir::OpDef& op, const std::vector<Value>& args
     return absl::InvalidArgumentError(
         absl::StrCat(prefix, "attributes are incomplete (", attrs.size(), " given, the schema has ",
                      op.attrs.size(), "); build them with Attrs::Make"));
-  }
-  const internal::KernelTable& table = Kernels();
-  auto it = table.find(op.name);
-  if (it == table.end()) {
-    return absl::UnimplementedError(
-        absl::StrCat(prefix, "the interpreter has no kernel for this op"));
   }
   absl::StatusOr<Value> result = it->second(args, attrs);
   if (!result.ok()) return WithPrefix(result.status(), prefix);

@@ -23,6 +23,7 @@ using ir::DType;
 using ir::Expr;
 using testing::AttrList;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 using testing::T;
 using testing::TensorEq;
@@ -268,6 +269,33 @@ TEST(RunErrorTest, FreeVariable) {
   auto r = interp::Run(MainOnly({x}, Call("add", {x, stray})), {{"x", F32({1}, {0})}});
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("variable %stray is not bound"));
+}
+
+TEST(RunTest, DiamondsThroughLetsAndTuples) {
+  // let %a = exp(%x); let %b = add(%a, %a); (%b, %a, (%a, %b).1) with x = 0: (2, 1, 2).
+  ir::Var x = Param("x", {1});
+  ir::Var a = ir::VarNode::Make("a", std::nullopt);
+  ir::Var b = ir::VarNode::Make("b", std::nullopt);
+  Expr pair = ir::TupleNode::Make({a, b});
+  Expr body = ir::LetNode::Make(
+      a, Call("exp", {x}),
+      ir::LetNode::Make(b, Call("add", {a, a}),
+                        ir::TupleNode::Make({b, a, ir::TupleGetItemNode::Make(pair, 1)})));
+  auto r = interp::Run(MainOnly({x}, body), {{"x", F32({1}, {0})}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  const std::vector<ir::Tensor> flat = Flatten(*r);
+  ASSERT_EQ(flat.size(), 3u);
+  EXPECT_TRUE(TensorEq(flat[0], {1}, kF32, {2}));
+  EXPECT_TRUE(TensorEq(flat[1], {1}, kF32, {1}));
+  EXPECT_TRUE(TensorEq(flat[2], {1}, kF32, {2}));
+}
+
+TEST(EvalOpTest, EveryRegisteredOpHasAKernel) {
+  for (const ir::OpDef* op : ir::AllOps()) {
+    auto r = EvalOp(*op, {}, ir::Attrs());
+    ASSERT_FALSE(r.ok()) << op->name;
+    EXPECT_THAT(r.status().message(), Not(HasSubstr("no kernel"))) << op->name;
+  }
 }
 
 TEST(EvalOpTest, IncompleteAttributesAreRefused) {
