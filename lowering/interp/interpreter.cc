@@ -176,6 +176,10 @@ class Interpreter {
     ++depth_;
     absl::StatusOr<RtValue> result = EvalFrame(callee.fn->body(), env);
     --depth_;
+    // A let-bound function literal captures the environment that binds it: a reference cycle.
+    // Once the call has produced a plain value nothing can use the environment any more, so
+    // clear it (a function result may still need it, and keeps it).
+    if (!result.ok() || result->closure == nullptr) env->vars.clear();
     return result;
   }
 
