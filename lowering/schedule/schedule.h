@@ -1,0 +1,131 @@
+// Schedules: how a kernel's tensor expressions are computed (loop order, tiling, vectorization,
+// parallelism, inlining), never what they compute. A schedule never changes a result.
+//
+// As in TVM/Halide, every operation of a kernel gets a Stage whose loop nest starts as its
+// axes (spatial axes, then the reduction axes of a reduce body) and is transformed by
+// primitives. Misuse of a primitive (a loop from another stage, inlining a reduction, ...) is a
+// FailedPrecondition error: tuned records come from outside, so it is not a CHECK.
+#ifndef RULES_RELAY_LOWERING_SCHEDULE_SCHEDULE_H_
+#define RULES_RELAY_LOWERING_SCHEDULE_SCHEDULE_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "lowering/te/tensor.h"
+#include "lowering/tir/stmt.h"
+
+namespace relay::schedule {
+
+// A loop of a stage's nest: an original axis, or one made by Split/Fuse. Compared by id.
+struct Loop {
+  int id = -1;
+  bool valid() const { return id >= 0; }
+  bool operator==(const Loop& o) const { return id == o.id; }
+};
+
+enum class LoopAnnotation { kNone, kParallel, kVectorize, kUnroll };
+
+class Schedule;
+
+class Stage {
+ public:
+  const te::Tensor& op() const { return op_; }
+  // The original loops: one per output axis, then one per reduction axis.
+  Loop axis(int i) const;
+  Loop reduce_axis(int i) const;
+  int num_axes() const;
+  int num_reduce_axes() const;
+  // The current loop nest, outermost first.
+  const std::vector<Loop>& leaf_loops() const { return leaves_; }
+  int64_t extent(Loop loop) const;
+
+  // loop -> (outer, inner) with inner extent `factor`; a factor that does not divide the
+  // extent leaves a guarded tail.
+  absl::StatusOr<std::pair<Loop, Loop>> Split(Loop loop, int64_t factor);
+  // Two adjacent leaf loops, outer then inner, into one.
+  absl::StatusOr<Loop> Fuse(Loop outer, Loop inner);
+  // Puts the given leaf loops in this relative order (others keep their places).
+  absl::Status Reorder(const std::vector<Loop>& order);
+  absl::Status Parallel(Loop loop);
+  absl::Status Vectorize(Loop loop);
+  absl::Status Unroll(Loop loop);
+  // Substitutes this stage's body into its consumers: no loops of its own. Only for computes
+  // without a reduction that are not kernel outputs.
+  absl::Status ComputeInline();
+  // Computes this stage inside `consumer`'s loop `at`, for the region the consumer's inner
+  // loops read (bound inference), in a local buffer.
+  absl::Status ComputeAt(Stage* consumer, Loop at);
+
+  // Read by the lowering.
+  struct LoopInfo {
+    std::string name;
+    int64_t extent = 0;
+    bool reduce = false;
+    LoopAnnotation annotation = LoopAnnotation::kNone;
+  };
+  // How a derived loop was made: split (parent -> outer, inner, factor) or fuse.
+  struct Relation {
+    enum class Kind { kSplit, kFuse } kind;
+    Loop parent, outer, inner;  // split: parent -> (outer, inner); fuse: (outer, inner) -> parent
+    int64_t factor = 0;
+  };
+  const LoopInfo& info(Loop loop) const { return loops_[loop.id]; }
+  const std::vector<Relation>& relations() const { return relations_; }
+  bool inlined() const { return inlined_; }
+  Stage* attach_stage() const { return attach_stage_; }
+  Loop attach_loop() const { return attach_loop_; }
+
+  Stage(te::Tensor op, Schedule* schedule);
+
+ private:
+  bool IsLeaf(Loop loop) const;
+  Loop NewLoop(LoopInfo info);
+
+  te::Tensor op_;
+  Schedule* schedule_;
+  std::vector<LoopInfo> loops_;
+  std::vector<Loop> originals_;
+  std::vector<Loop> leaves_;
+  std::vector<Relation> relations_;
+  bool inlined_ = false;
+  Stage* attach_stage_ = nullptr;
+  Loop attach_loop_;
+};
+
+class Schedule {
+ public:
+  // One stage per operation the outputs depend on (placeholders have stages without loops).
+  explicit Schedule(std::vector<te::Tensor> outputs);
+  Schedule(const Schedule&) = delete;
+  Schedule& operator=(const Schedule&) = delete;
+
+  const std::vector<te::Tensor>& outputs() const { return outputs_; }
+  // Stages in producer-before-consumer order (te::PostOrderOps).
+  const std::vector<std::unique_ptr<Stage>>& stages() const { return stages_; }
+  // The stage of `t`; nullptr if `t` is not part of this schedule.
+  Stage* operator[](const te::Tensor& t) const;
+  bool IsOutput(const te::Tensor& t) const;
+  // The stages that read `t`.
+  std::vector<Stage*> Consumers(const te::Tensor& t) const;
+
+ private:
+  std::vector<te::Tensor> outputs_;
+  std::vector<std::unique_ptr<Stage>> stages_;
+  std::map<const te::OperationNode*, Stage*> by_op_;
+};
+
+// Lowers a schedule to a loop-IR function named `name` whose parameters are `args`: the
+// kernel's placeholders in order, then its outputs. Inlined stages are substituted, attached
+// stages are computed in local buffers inside their consumer's loop, reductions initialise then
+// accumulate, split tails are guarded. The result is simplified (tir/simplify.h).
+absl::StatusOr<tir::PrimFunc> LowerSchedule(const Schedule& schedule,
+                                            const std::vector<te::Tensor>& args,
+                                            const std::string& name);
+
+}  // namespace relay::schedule
+
+#endif  // RULES_RELAY_LOWERING_SCHEDULE_SCHEDULE_H_

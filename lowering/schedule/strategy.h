@@ -1,0 +1,28 @@
+// Schedule strategies: the default ways to schedule a kernel, chosen per op pattern and target.
+#ifndef RULES_RELAY_LOWERING_SCHEDULE_STRATEGY_H_
+#define RULES_RELAY_LOWERING_SCHEDULE_STRATEGY_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "lowering/schedule/schedule.h"
+#include "lowering/target/target.h"
+#include "lowering/te/lower_to_te.h"
+
+namespace relay::schedule {
+
+// "naive": every stage as its compute says (all loops serial, nothing inlined): the loop nests
+//          of the definition, a second reference.
+// "default": injective stages inlined into their consumers; the anchor (conv2d, dense, matmul,
+//          batch_matmul, pooling, reductions) tiled, its innermost spatial loop vectorized to
+//          the target's vector width, its outermost loop parallel; elementwise epilogues
+//          computed at the anchor's tile; standalone injective kernels fused, parallel and
+//          vectorized.
+absl::StatusOr<std::unique_ptr<Schedule>> MakeSchedule(const te::LoweredKernel& kernel,
+                                                       const std::string& strategy,
+                                                       const Target& target);
+
+}  // namespace relay::schedule
+
+#endif  // RULES_RELAY_LOWERING_SCHEDULE_STRATEGY_H_

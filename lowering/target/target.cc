@@ -1,0 +1,38 @@
+#include "lowering/target/target.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace relay {
+
+std::vector<std::string> KnownTargets() { return {"x86-64", "x86-64-avx2", "x86-64-avx512"}; }
+
+absl::StatusOr<Target> ParseTarget(const std::string& name) {
+  Target t;
+  t.name = name;
+  t.triple = "x86_64-unknown-linux-gnu";
+  if (name == "x86-64") {
+    // The portable baseline: SSE2 only, runs on every x86-64 machine.
+    t.cpu = "x86-64";
+    t.features = "";
+    t.vector_bits = 128;
+    return t;
+  }
+  if (name == "x86-64-avx2") {
+    t.cpu = "haswell";
+    t.features = "+avx2,+fma,+f16c";
+    t.vector_bits = 256;
+    return t;
+  }
+  if (name == "x86-64-avx512") {
+    t.cpu = "skylake-avx512";
+    t.features = "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+fma,+f16c";
+    t.vector_bits = 512;
+    return t;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown target '", name, "' (known: ", absl::StrJoin(KnownTargets(), ", "), ")"));
+}
+
+}  // namespace relay
