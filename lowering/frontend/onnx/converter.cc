@@ -16,10 +16,26 @@ namespace {
 
 using ::onnx::AttributeProto;
 
+// Element count of a tensor or tuple type; -1 past 2^50 (no real tensor is that large, and
+// checking here keeps a corrupt model's shapes from overflowing int64 further on).
 int64_t NumElementsOf(const ir::Type& type) {
-  if (type.is_tensor()) return type.NumElements();
-  int64_t n = 0;
-  for (const ir::Type& field : type.fields()) n += NumElementsOf(field);
+  constexpr int64_t kLimit = int64_t{1} << 50;
+  int64_t n = type.is_tensor() ? 1 : 0;
+  if (type.is_tensor()) {
+    for (int64_t d : type.shape()) {
+      if (d == 0) return 0;
+    }
+    for (int64_t d : type.shape()) {
+      if (d < 0 || n > kLimit / d) return -1;
+      n *= d;
+    }
+    return n;
+  }
+  for (const ir::Type& field : type.fields()) {
+    const int64_t f = NumElementsOf(field);
+    if (f < 0 || n > kLimit - f) return -1;
+    n += f;
+  }
   return n;
 }
 
@@ -216,7 +232,12 @@ absl::StatusOr<TypedExpr> NodeContext::Op(const std::string& op_name,
     return absl::Status(type.status().code(),
                         absl::StrCat("relay op ", op_name, ": ", type.status().message()));
   }
-  if (all_values && NumElementsOf(*type) <= kFoldLimit) {
+  const int64_t count = NumElementsOf(*type);
+  if (count < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("relay op ", op_name, ": the result ",
+                                                   ir::TypeToString(*type), " is too large"));
+  }
+  if (all_values && count <= kFoldLimit) {
     std::vector<interp::Value> values;
     for (const TypedExpr& arg : args) values.push_back(*arg.value);
     absl::StatusOr<interp::Value> folded = interp::EvalOp(*op, values, *made);
@@ -282,8 +303,9 @@ bool NodeContext::HasOutput(int i) const {
 }
 
 void NodeContext::SetOutput(int i, TypedExpr value) {
-  RELAY_CHECK(i >= 0 && i < num_outputs(), "SetOutput out of range");
   RELAY_CHECK(value.type.is_tensor(), "an ONNX output must be a tensor");
+  // A node may omit optional outputs (or, malformed, have none at all): nothing to record.
+  if (!HasOutput(i)) return;
   if (value.source != nullptr) {
     outputs_[i] = value.source;
     return;
@@ -302,7 +324,8 @@ void NodeContext::SetOutput(int i, TypedExpr value) {
 }
 
 void NodeContext::Forward(int i, int j) {
-  RELAY_CHECK(i >= 0 && i < num_outputs() && HasInput(j), "Forward out of range");
+  RELAY_CHECK(HasInput(j), "Forward of an absent input");
+  if (!HasOutput(i)) return;
   outputs_[i] = inputs_[j];
 }
 

@@ -131,7 +131,8 @@ class NodeContext {
   // A constant tensor of any size (a parameter if it is used as data and not uniform).
   TypedExpr Const(const ir::Tensor& tensor) const;
 
-  // ---- Outputs. Absent outputs (empty names, or past the end) need not be set.
+  // ---- Outputs. Absent outputs (empty names, or past the end) need not be set; setting one
+  // does nothing.
   int num_outputs() const { return node_.output_size(); }
   bool HasOutput(int i) const;
   void SetOutput(int i, TypedExpr value);

@@ -185,8 +185,10 @@ absl::StatusOr<ir::Expr> GraphImporter::Materialize(const TypedExpr& value,
     GraphValue& g = *value.source;
     if (g.expr != nullptr) return g.expr;
     RELAY_CHECK(g.constant.has_value(), "a graph value without expression or constant");
-    ASSIGN_OR_RETURN(g.expr, MaterializeTensor(*g.constant, g.onnx_name, g.order,
-                                               g.kind == GraphValue::Kind::kInitializer));
+    // Initializers are weights and stay parameters even when uniform, except scalars: a scalar
+    // is an operand (a divisor, an epsilon), inlined like a scalar Constant node.
+    const bool always_param = g.kind == GraphValue::Kind::kInitializer && g.constant->ndim() > 0;
+    ASSIGN_OR_RETURN(g.expr, MaterializeTensor(*g.constant, g.onnx_name, g.order, always_param));
     return g.expr;
   }
   RELAY_CHECK(value.value.has_value(), "materializing an expression without a value");

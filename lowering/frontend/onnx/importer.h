@@ -1,8 +1,11 @@
 // Imports an ONNX model (opsets 7 to 17 of the default domain) into a Relay module.
 //
 // The result is a module with one function, @main, whose parameters are the model's runtime
-// inputs (in the graph's order) followed by its weights; the weights' values are returned
-// separately, keyed by parameter name, never inlined into the module. Every shape is static:
+// inputs (in the graph's order) followed by its weights (initializers in the graph's order,
+// then tensor-valued Constant nodes and folded constants); the weights' values are returned
+// separately, keyed by parameter name, never inlined into the module. Scalars (rank-0
+// initializers and Constants) are operands, not weights: they become Relay scalar constants, or
+// attributes where the op has one (Clip's bounds). Every shape is static:
 // inputs take their shapes from the model or from ImportOptions::input_shapes, and shape
 // arithmetic in the graph (Shape, Gather, Concat, ...) is folded while importing. The ops the
 // importer understands, and how each maps to Relay, are listed in docs/onnx.md.

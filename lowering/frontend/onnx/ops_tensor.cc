@@ -84,6 +84,9 @@ absl::Status ConvertReshape(NodeContext& ctx) {
       continue;
     }
     if (d < 0) return ctx.Invalid(absl::StrCat("shape ", Join(shape), " has a negative extent"));
+    if (d > 0 && known > std::numeric_limits<int64_t>::max() / d) {
+      return ctx.Invalid(absl::StrCat("shape ", Join(shape), " is too large"));
+    }
     known *= d;
     out.push_back(d);
   }
@@ -218,7 +221,9 @@ absl::Status ConvertSplit(NodeContext& ctx) {
     sizes = *split;
     int64_t sum = 0;
     for (int64_t s : sizes) {
-      if (s < 0) return ctx.Invalid(absl::StrCat("split ", Join(sizes), " has a negative size"));
+      if (s < 0 || s > n) {
+        return ctx.Invalid(absl::StrCat("split ", Join(sizes), " has a size outside [0, ", n, "]"));
+      }
       sum += s;
     }
     if (sum != n || static_cast<int>(sizes.size()) != outputs) {
@@ -663,7 +668,9 @@ absl::Status ConvertRange(NodeContext& ctx) {
     return ctx.Invalid("delta must be non-zero and the bounds finite");
   }
   const double count = std::max(std::ceil((l - s) / d), 0.0);
-  if (count > (1 << 24)) return ctx.Invalid(absl::StrCat("range of ", count, " elements"));
+  if (count > (1 << 20)) {
+    return ctx.Unimplemented(absl::StrCat("a range of ", count, " elements (more than 2^20)"));
+  }
   const int64_t n = static_cast<int64_t>(count);
   ir::Tensor t({n}, dtype);
   for (int64_t i = 0; i < n; ++i) {
@@ -692,7 +699,9 @@ absl::Status ConvertTile(NodeContext& ctx) {
   }
   ir::Shape interleaved, broadcast, out;
   for (size_t i = 0; i < in.size(); ++i) {
-    if (repeats[i] < 0) return ctx.Invalid(absl::StrCat("repeats ", Join(repeats), " is negative"));
+    if (repeats[i] < 0 || (repeats[i] > 0 && in[i] > (int64_t{1} << 50) / repeats[i])) {
+      return ctx.Invalid(absl::StrCat("repeats ", Join(repeats), " is negative or too large"));
+    }
     interleaved.push_back(1);
     interleaved.push_back(in[i]);
     broadcast.push_back(repeats[i]);
