@@ -158,6 +158,7 @@ class Partitioner {
     // The kernel's function is what its file parses to, so every later stage sees exactly
     // what a kernel file holds.
     ASSIGN_OR_RETURN(ir::Function parsed, ir::ParseKernel(text, id + ".relay"));
+    RETURN_IF_ERROR(ir::InferTypes(ir::Module({{"main", parsed}}, id + ".relay")));
     Kernel k;
     k.id = id;
     k.text = std::move(text);

@@ -7,6 +7,9 @@
 //                                       run @main on the reference interpreter
 //   relayc import MODEL.onnx [--input-shape NAME:D0,D1,...] -o OUT.relay --params W.safetensors
 //                                       ONNX to Relay text + weights (relayc_onnx.h)
+//   relayc partition MODEL --kernel_dir DIR [--write_kernels] [--out_dir OUT] [--name NAME]
+//                                       kernels + graph + params (partition_command.h)
+//   relayc kernels MODEL                the model's kernels as a table
 // check and interpret also take an .onnx model (with --input-shape), or Relay text with
 // --params W.safetensors.
 //
@@ -41,6 +44,7 @@
 #include "lowering/ir/text/printer.h"
 #include "lowering/ir/type_infer.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/tools/partition_command.h"
 #include "lowering/tools/relayc_onnx.h"
 
 ABSL_FLAG(bool, in_place, false, "fmt: rewrite FILE instead of printing it");
@@ -51,6 +55,16 @@ ABSL_FLAG(bool, random_inputs, false,
 ABSL_FLAG(std::string, output_dir, "",
           "interpret: write the results to DIR/output_<i>.npy (DIR is created if missing)");
 ABSL_FLAG(std::string, output, "", "import: the Relay text file to write (default: stdout)");
+ABSL_FLAG(std::string, kernel_dir, "",
+          "partition: the kernel library's folder; interpret: where a .graph.json's kernels are");
+ABSL_FLAG(bool, write_kernels, false, "partition: write missing kernels into --kernel_dir");
+ABSL_FLAG(std::string, out_dir, "", "partition: where NAME.graph.json etc. go (default: .)");
+ABSL_FLAG(std::string, name, "", "partition: the model's NAME (default: the file's stem)");
+ABSL_FLAG(std::string, overflow, "",
+          "interpret: a .graph.json's overflow kernels (NAME.overflow.relay)");
+ABSL_FLAG(std::string, dump_ir_after, "",
+          "partition/kernels: print the module after this pass (or 'all') to stderr");
+ABSL_FLAG(bool, time_passes, false, "partition/kernels: print each pass's time to stderr");
 ABSL_FLAG(std::string, params, "",
           "import: where to write the weights; check/interpret: the weights of a .relay FILE "
           "(safetensors)");
@@ -72,10 +86,18 @@ Commands:
   import FILE.onnx  import an ONNX model (opsets 7 to 17) as Relay text and weights
       -o, --output OUT.relay      the Relay text (default: stdout)
       --params W.safetensors      the weights (required if the model has any)
+  partition MODEL   split a model into kernels: writes OUT/NAME.graph.json, NAME.params,
+                    NAME.kernels.txt, NAME.overflow.relay, NAME.unused.txt
+      --kernel_dir DIR            the kernel library (kernels/<id>.relay files)
+      --write_kernels             write the kernels DIR lacks into DIR (else: overflow file)
+      --out_dir OUT, --name NAME  where the outputs go and what they are called
+      --dump_ir_after PASS|all, --time_passes   look inside the pipeline (stderr)
+  kernels MODEL     print the model's kernels: id, calls, output shape, flops, fused ops
   help              print this message
 
 check and interpret also accept an .onnx FILE, imported on the fly, and Relay text with its
-weights: --params W.safetensors. For .onnx models, --input-shape NAME:D0,D1,... (repeatable)
+weights: --params W.safetensors. interpret also runs a partitioned model: NAME.graph.json with
+--kernel_dir DIR, --overflow NAME.overflow.relay and --params NAME.params. For .onnx models, --input-shape NAME:D0,D1,... (repeatable)
 gives the static shape of an input whose shape the model leaves open.
 
 Flags may be written --flag=value or --flag value; dashes and underscores in flag names are
@@ -95,14 +117,22 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
   static const auto* flags = new std::map<std::string, std::set<std::string>>{
       {"fmt", {"in_place"}},
       {"check", {"input_shape", "params"}},
-      {"interpret", {"input", "random_inputs", "output_dir", "input_shape", "params"}},
+      {"interpret",
+       {"input", "random_inputs", "output_dir", "input_shape", "params", "kernel_dir", "overflow"}},
       {"import", {"input_shape", "output", "params"}},
+      {"partition",
+       {"input_shape", "params", "kernel_dir", "write_kernels", "out_dir", "name", "dump_ir_after",
+        "time_passes"}},
+      {"kernels", {"input_shape", "params", "dump_ir_after", "time_passes"}},
       {"help", {}},
   };
   return *flags;
 }
 
-bool IsBoolFlag(const std::string& name) { return name == "in_place" || name == "random_inputs"; }
+bool IsBoolFlag(const std::string& name) {
+  return name == "in_place" || name == "random_inputs" || name == "write_kernels" ||
+         name == "time_passes";
+}
 
 // What the pre-scan of argv found.
 struct CommandLine {
@@ -147,8 +177,11 @@ CommandLine ScanCommandLine(int argc, char** argv) {
     if (eq == std::string::npos && name.rfind("no", 0) == 0 && IsBoolFlag(name.substr(2))) {
       base = name.substr(2);
     }
-    if (base != "in_place" && base != "random_inputs" && base != "input" && base != "output_dir" &&
-        base != "input_shape" && base != "output" && base != "params") {
+    static const std::set<std::string> kKnown = {
+        "in_place", "random_inputs", "input",         "output_dir",    "input_shape",
+        "output",   "params",        "kernel_dir",    "write_kernels", "out_dir",
+        "name",     "overflow",      "dump_ir_after", "time_passes"};
+    if (kKnown.count(base) == 0) {
       UsageError(absl::StrCat("unknown flag '", arg, "'"));
     }
     flags_seen.push_back(base);
@@ -262,7 +295,19 @@ std::string Preview(const ir::Tensor& t) {
 
 absl::Status Interpret(const std::string& path, const std::vector<std::string>& input_flags,
                        const std::vector<std::string>& input_shapes) {
-  ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(path, input_shapes, absl::GetFlag(FLAGS_params)));
+  const bool partitioned =
+      path.size() > 11 && path.compare(path.size() - 11, 11, ".graph.json") == 0;
+  LoadedModel loaded;
+  if (partitioned) {
+    std::vector<std::string> overflow;
+    if (!absl::GetFlag(FLAGS_overflow).empty()) overflow.push_back(absl::GetFlag(FLAGS_overflow));
+    std::vector<std::string> dirs;
+    if (!absl::GetFlag(FLAGS_kernel_dir).empty()) dirs.push_back(absl::GetFlag(FLAGS_kernel_dir));
+    ASSIGN_OR_RETURN(loaded,
+                     LoadPartitionedModel(path, dirs, overflow, absl::GetFlag(FLAGS_params)));
+  } else {
+    ASSIGN_OR_RETURN(loaded, LoadModel(path, input_shapes, absl::GetFlag(FLAGS_params)));
+  }
   const ir::Module& module = loaded.module;
   RETURN_IF_ERROR(ir::InferTypes(module));
   ir::Function main = module.main();
@@ -364,6 +409,18 @@ int Main(int argc, char** argv) {
   } else if (cl.command == "import") {
     status = ImportCommand(path, cl.input_shapes, absl::GetFlag(FLAGS_output),
                            absl::GetFlag(FLAGS_params));
+  } else if (cl.command == "partition" || cl.command == "kernels") {
+    PartitionRequest request;
+    request.model = path;
+    request.input_shapes = cl.input_shapes;
+    request.params = absl::GetFlag(FLAGS_params);
+    request.kernel_dir = absl::GetFlag(FLAGS_kernel_dir);
+    request.write_kernels = absl::GetFlag(FLAGS_write_kernels);
+    request.out_dir = absl::GetFlag(FLAGS_out_dir);
+    request.name = absl::GetFlag(FLAGS_name);
+    request.dump_ir_after = absl::GetFlag(FLAGS_dump_ir_after);
+    request.time_passes = absl::GetFlag(FLAGS_time_passes);
+    status = cl.command == "partition" ? PartitionCommand(request) : KernelsCommand(request);
   } else {
     status = Interpret(path, cl.inputs, cl.input_shapes);
   }
