@@ -524,6 +524,31 @@ TEST(ImporterTest, ResizeWithANonIntegralExtentIsUnimplemented) {
               ElementsAre(1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4));
 }
 
+TEST(ImporterTest, UpsampleAndResize10UseAsymmetricFloor) {
+  // Opset 7: scales attribute, nearest.
+  ModelBuilder attr(7);
+  attr.Input("x", DType::kFloat32, {1, 1, 2, 2});
+  auto& up = attr.Node("Upsample", {"x"}, {"y"});
+  testing::AttrFloats(up, "scales", {1, 1, 2, 2});
+  attr.Output("y");
+  EXPECT_THAT(Run1(attr, F32({1, 1, 2, 2}, {1, 2, 3, 4})),
+              ElementsAre(1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4));
+  // Opset 9: scales input, linear: x_original = x / 2 on [1, 3] -> [1, 2, 3, 3].
+  ModelBuilder input(9);
+  input.Input("x", DType::kFloat32, {1, 1, 1, 2});
+  input.Initializer("scales", F32({4}, {1, 1, 1, 2}));
+  AttrString(input.Node("Upsample", {"x", "scales"}, {"y"}), "mode", "linear");
+  input.Output("y");
+  EXPECT_THAT(Run1(input, F32({1, 1, 1, 2}, {1, 3})), ElementsAre(1, 2, 3, 3));
+  // Opset 10 Resize: the same nearest rule.
+  ModelBuilder resize(10);
+  resize.Input("x", DType::kFloat32, {1, 1, 1, 2});
+  resize.Initializer("scales", F32({4}, {1, 1, 1, 2}));
+  resize.Node("Resize", {"x", "scales"}, {"y"});
+  resize.Output("y");
+  EXPECT_THAT(Run1(resize, F32({1, 1, 1, 2}, {1, 3})), ElementsAre(1, 1, 3, 3));
+}
+
 TEST(ImporterTest, InputWithAnInitializerIsAWeight) {
   ModelBuilder m;
   m.Input("x", DType::kFloat32, {2});
