@@ -106,8 +106,10 @@ absl::Status PartitionCommand(const PartitionRequest& r) {
   int missing = 0;
   for (const passes::Kernel& k : p.kernels) {
     used.insert(k.id);
-    absl::StrAppend(&listing, k.id, " ", absl::StrJoin(k.ops, "+"), "\n");
-    if (present.count(k.id)) continue;
+    const bool have = present.count(k.id) > 0;
+    absl::StrAppend(&listing, k.id, " ", absl::StrJoin(k.ops, "+"), " ",
+                    have || r.write_kernels ? "present" : "missing", "\n");
+    if (have) continue;
     ++missing;
     if (r.write_kernels) {
       RETURN_IF_ERROR(io::MakeDirectories(r.kernel_dir));

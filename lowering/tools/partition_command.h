@@ -28,7 +28,8 @@ struct PartitionRequest {
 // Partitions the model and writes, atomically and deterministically:
 //   OUT/NAME.graph.json     the graph (docs/graph-format.md)
 //   OUT/NAME.params         the weights after folding (safetensors)
-//   OUT/NAME.kernels.txt    "<id> <ops>" per kernel the model calls, in first-call order
+//   OUT/NAME.kernels.txt    "<id> <ops> present|missing" per kernel the model calls, in
+//                           first-call order (missing: not in kernel_dir)
 //   OUT/NAME.overflow.relay the kernels kernel_dir lacks, concatenated (empty with
 //                           write_kernels, which writes them to kernel_dir/<id>.relay instead)
 //   OUT/NAME.unused.txt     kernel files in kernel_dir that the model does not use

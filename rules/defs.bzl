@@ -1,0 +1,39 @@
+"""rules_relay: build machine-learning models as Bazel targets.
+
+Public API. Everything under rules/private/ may change; load from here.
+
+    load("@rules_relay//rules:defs.bzl", "relay_kernel_library", "relay_model_library")
+
+    relay_kernel_library(
+        name = "kernels",
+        srcs = glob(["kernels/*.relay"]),
+        dir = "kernels",
+        summaries = KERNELS,  # from kernels/kernels.bzl, kept by update_kernels
+    )
+
+    relay_model_library(
+        name = "resnet",
+        model = "resnet.onnx",
+        input_shapes = {"input": "1,3,224,224"},
+        kernels = ":kernels",
+    )
+
+See docs/rules.md.
+"""
+
+load("//rules/private:kernel_library.bzl", _relay_kernel_library = "relay_kernel_library")
+load("//rules/private:model_macro.bzl", _relay_model_library = "relay_model_library")
+load(
+    "//rules/private:providers.bzl",
+    _RelayKernelsInfo = "RelayKernelsInfo",
+    _RelayTargetInfo = "RelayTargetInfo",
+    _RelayToolchainInfo = "RelayToolchainInfo",
+)
+load("//rules/private:toolchain.bzl", _relay_toolchain = "relay_toolchain")
+
+relay_kernel_library = _relay_kernel_library
+relay_model_library = _relay_model_library
+relay_toolchain = _relay_toolchain
+RelayKernelsInfo = _RelayKernelsInfo
+RelayTargetInfo = _RelayTargetInfo
+RelayToolchainInfo = _RelayToolchainInfo

@@ -1,0 +1,97 @@
+"""relay_kernel_library: one RelayCompile action per kernel file and target."""
+
+load(":providers.bzl", "RelayKernelsInfo", "RelayTargetInfo")
+load(":toolchain.bzl", "TOOLCHAIN_TYPE", "relay_toolchain_info")
+
+_HEX = "0123456789abcdef"
+
+def kernel_id(file):
+    """The kernel id of a kernel file, or None if its name is not k_<20 hex digits>.relay."""
+    name = file.basename
+    if not name.endswith(".relay") or not name.startswith("k_") or len(name) != 28:
+        return None
+    for c in name[2:22].elems():
+        if c not in _HEX:
+            return None
+    return name[:22]
+
+def compile_kernel_action(ctx, relay, target, src, obj, meta, summary, warn_label = None):
+    """Declares the RelayCompile action of one kernel file (or an overflow file).
+
+    With `warn_label`, src is an overflow file: relayc warns when it holds any kernel, naming
+    the command that brings the kernel library up to date.
+    """
+    args = ctx.actions.args()
+    args.add("compile")
+    if warn_label:
+        args.add("--overflow_warning", warn_label)
+    args.add("--target", target)
+    args.add("--llvm_version", relay.llvm_version)
+    args.add("--metadata", meta)
+    args.add("-o", obj)
+    args.add(src)
+    ctx.actions.run(
+        executable = relay.relayc,
+        arguments = [args],
+        inputs = [src],
+        outputs = [obj, meta],
+        mnemonic = "RelayCompile",
+        progress_message = "Compiling kernel %s for %s" % (summary, target),
+    )
+
+def _relay_kernel_library_impl(ctx):
+    relay = relay_toolchain_info(ctx)
+    target = ctx.attr._target[RelayTargetInfo].name
+    dirs = {}
+    objects = []
+    metadata = []
+    for src in ctx.files.srcs:
+        kid = kernel_id(src)
+        if kid == None:
+            fail("srcs: '%s' is not a kernel file: kernel files are named k_<20 hex digits>.relay " % src.short_path +
+                 "(write them with `bazel run //<package>:<model>.update_kernels`)")
+        dirs[src.dirname] = True
+        obj = ctx.actions.declare_file("%s_%s/%s.o" % (ctx.label.name, target, kid))
+        meta = ctx.actions.declare_file("%s_%s/%s.json" % (ctx.label.name, target, kid))
+        summary = ctx.attr.summaries.get(kid, "")
+        label = kid if not summary else "%s (%s)" % (kid, summary)
+        compile_kernel_action(ctx, relay, target, src, obj, meta, label)
+        objects.append(obj)
+        metadata.append(meta)
+    if len(dirs) > 1:
+        fail("srcs: the kernel files of one library must be in one folder, found: %s" %
+             ", ".join(sorted(dirs.keys())))
+    folder = ctx.label.package + "/" + ctx.attr.dir if ctx.attr.dir else ctx.label.package
+    return [
+        DefaultInfo(files = depset(objects)),
+        RelayKernelsInfo(
+            srcs = depset(ctx.files.srcs),
+            dir = folder,
+            objects = depset(objects),
+            metadata = depset(metadata),
+            target = target,
+        ),
+    ]
+
+relay_kernel_library = rule(
+    implementation = _relay_kernel_library_impl,
+    attrs = {
+        "srcs": attr.label_list(
+            doc = "The kernel files, k_<id>.relay, usually glob([\"<dir>/*.relay\"]). Each is " +
+                  "compiled by its own action, keyed by the file's content.",
+            allow_files = [".relay"],
+        ),
+        "dir": attr.string(
+            doc = "The folder of the kernel files, relative to the package (\"kernels\"): " +
+                  "where update_kernels writes new kernels. Empty: the package folder.",
+        ),
+        "summaries": attr.string_dict(
+            doc = "Kernel id -> \"fused ops, output shape\", for progress messages. " +
+                  "update_kernels keeps it in <dir>/kernels.bzl.",
+        ),
+        "_target": attr.label(default = Label("//toolchains:target")),
+    },
+    toolchains = [TOOLCHAIN_TYPE],
+    doc = "A library of kernels (fused primitive functions in canonical Relay text), compiled " +
+          "for the target of --//toolchains:target. Several models may share one library.",
+)

@@ -1,0 +1,125 @@
+"""relay_model_library: a model compiled into a cc_library, from its kernel library."""
+
+load("@rules_cc//cc:defs.bzl", "cc_library")
+load(":kernel_library.bzl", "compile_kernel_action")
+load(":providers.bzl", "RelayKernelsInfo", "RelayTargetInfo")
+load(":toolchain.bzl", "TOOLCHAIN_TYPE", "relay_toolchain_info")
+
+def _shape_flags(input_shapes):
+    flags = []
+    for name, dims in sorted(input_shapes.items()):
+        flags.append("%s:%s" % (name, dims))
+    return flags
+
+def _update_command(label):
+    return "bazel run //%s:%s.update_kernels" % (label.package, label.name)
+
+def _relay_model_impl(ctx):
+    relay = relay_toolchain_info(ctx)
+    target = ctx.attr._target[RelayTargetInfo].name
+    kernels = ctx.attr.kernels[RelayKernelsInfo]
+    name = ctx.attr.model_name
+    model = ctx.file.model
+
+    # RelayPartition: the model's kernels, graph and weights. The kernel files are inputs only so
+    # that relayc can tell which kernels the library has; their content does not matter here.
+    graph = ctx.actions.declare_file(name + ".graph.json")
+    params = ctx.actions.declare_file(name + ".params")
+    listing = ctx.actions.declare_file(name + ".kernels.txt")
+    overflow = ctx.actions.declare_file(name + ".overflow.relay")
+    unused = ctx.actions.declare_file(name + ".unused.txt")
+    args = ctx.actions.args()
+    args.add("partition")
+    args.add(model)
+    args.add_all(_shape_flags(ctx.attr.input_shapes), before_each = "--input-shape")
+    if ctx.file.params:
+        args.add("--params", ctx.file.params)
+    kernel_srcs = kernels.srcs.to_list()
+    kernel_dir = kernel_srcs[0].dirname if kernel_srcs else kernels.dir
+    args.add("--kernel_dir", kernel_dir)
+    args.add("--out_dir", graph.dirname)
+    args.add("--name", name)
+    ctx.actions.run(
+        executable = relay.relayc,
+        arguments = [args],
+        inputs = [model] + ([ctx.file.params] if ctx.file.params else []) + kernel_srcs,
+        outputs = [graph, params, listing, overflow, unused],
+        mnemonic = "RelayPartition",
+        progress_message = "Partitioning model %s (%s) into kernels" % (ctx.label, model.short_path),
+    )
+
+    # Kernels the library lacks compile together, with a warning naming the fix.
+    overflow_obj = ctx.actions.declare_file(name + "_overflow.o")
+    overflow_meta = ctx.actions.declare_file(name + "_overflow.json")
+    compile_kernel_action(
+        ctx,
+        relay,
+        target,
+        overflow,
+        overflow_obj,
+        overflow_meta,
+        "overflow of %s (if any: the kernel library is stale, run `%s`)" %
+        (ctx.label, _update_command(ctx.label)),
+        warn_label = _update_command(ctx.label),
+    )
+
+    # RelayAssemble: the executor and the weights.
+    header = ctx.actions.declare_file(name + ".h")
+    source = ctx.actions.declare_file(name + ".cc")
+    params_obj = ctx.actions.declare_file(name + "_params.o")
+    args = ctx.actions.args()
+    args.add("assemble")
+    args.add(graph)
+    args.add("--params", params)
+    args.add("--out_dir", header.dirname)
+    args.add("--name", name)
+    args.add_all(kernels.metadata, before_each = "--kernel_meta")
+    args.add("--kernel_meta", overflow_meta)
+    ctx.actions.run(
+        executable = relay.relayc,
+        arguments = [args],
+        inputs = depset([graph, params, overflow_meta], transitive = [kernels.metadata]),
+        outputs = [header, source, params_obj],
+        mnemonic = "RelayAssemble",
+        progress_message = "Assembling model %s for %s" % (ctx.label, target),
+    )
+    objects = depset([overflow_obj, params_obj], transitive = [kernels.objects])
+    return [
+        DefaultInfo(files = depset([header, source, params_obj, overflow_obj])),
+        OutputGroupInfo(
+            hdrs = depset([header]),
+            srcs = depset([source], transitive = [objects]),
+            partition = depset([graph, params, listing, overflow, unused]),
+            overflow = depset([overflow]),
+        ),
+    ]
+
+relay_model = rule(
+    implementation = _relay_model_impl,
+    attrs = {
+        "model": attr.label(
+            doc = "The model: an .onnx file, or Relay text (.relay) with `params`.",
+            allow_single_file = [".onnx", ".relay"],
+            mandatory = True,
+        ),
+        "params": attr.label(
+            doc = "The weights of a .relay model (safetensors).",
+            allow_single_file = True,
+        ),
+        "input_shapes": attr.string_dict(
+            doc = "Static shapes of inputs the model leaves open: {\"input\": \"1,3,224,224\"}.",
+        ),
+        "kernels": attr.label(
+            doc = "The relay_kernel_library holding this model's kernels.",
+            providers = [RelayKernelsInfo],
+            mandatory = True,
+        ),
+        "model_name": attr.string(
+            doc = "The C++ name of the model (class and file names).",
+            mandatory = True,
+        ),
+        "_target": attr.label(default = Label("//toolchains:target")),
+    },
+    toolchains = [TOOLCHAIN_TYPE],
+    doc = "The actions of relay_model_library: partition, overflow compile, assemble.",
+)

@@ -1,0 +1,81 @@
+"""relay_model_library: the macro users call."""
+
+load("@rules_cc//cc:defs.bzl", "cc_library")
+load(":model_library.bzl", "relay_model")
+load(":update_kernels.bzl", "relay_kernels_test", "relay_update_kernels")
+
+def relay_model_library(
+        name,
+        model,
+        kernels,
+        input_shapes = {},
+        params = None,
+        visibility = None,
+        tags = [],
+        **kwargs):
+    """A model compiled into a cc_library named `name`, with `name.h` as its header.
+
+    Also defines `name.update_kernels` (bazel run: writes the kernels the model needs into the
+    kernel library's folder) and `name_kernels_test` (fails while the library lacks one).
+
+    Args:
+      name: the target name, also the model's C++ name (class `relay_models::name`, `name.h`).
+      model: the model file: .onnx, or .relay with `params`.
+      kernels: the relay_kernel_library with the model's kernels.
+      input_shapes: static shapes of inputs the model leaves open, {"input": "1,3,224,224"}.
+      params: the weights of a .relay model (safetensors).
+      visibility: of the cc_library.
+      tags: for every target the macro defines.
+      **kwargs: passed to the cc_library (e.g. testonly).
+    """
+    relay_model(
+        name = name + "_relay",
+        model = model,
+        params = params,
+        input_shapes = input_shapes,
+        kernels = kernels,
+        model_name = name,
+        tags = tags,
+        visibility = ["//visibility:private"],
+    )
+    for group in ["hdrs", "srcs", "partition", "overflow"]:
+        native.filegroup(
+            name = "%s_%s" % (name, group),
+            srcs = [":%s_relay" % name],
+            output_group = group,
+            tags = tags,
+        )
+    cc_library(
+        name = name,
+        srcs = [":%s_srcs" % name],
+        hdrs = [":%s_hdrs" % name],
+        deps = [Label("//runtime")],
+        visibility = visibility,
+        tags = tags,
+        **kwargs
+    )
+    relay_update_kernels(
+        name = name + ".update_kernels",
+        model = model,
+        params = params,
+        input_shapes = input_shapes,
+        kernels = kernels,
+        model_name = name,
+        tags = tags,
+    )
+    relay_kernels_test(
+        name = name + "_kernels_test",
+        overflow = ":%s_overflow" % name,
+        listing = ":%s_partition_listing" % name,
+        kernels_label = kernels,
+        model_label = "//%s:%s" % (native.package_name(), name),
+        update_target = "//%s:%s.update_kernels" % (native.package_name(), name),
+        tags = tags,
+    )
+    native.genrule(
+        name = name + "_partition_listing",
+        srcs = [":%s_partition" % name],
+        outs = [name + "_kernels_listing.txt"],
+        cmd = "for f in $(SRCS); do case $$f in *.kernels.txt) cp $$f $@;; esac; done",
+        tags = tags,
+    )

@@ -1,0 +1,28 @@
+"""Providers of rules_relay. Private: load them through //rules:defs.bzl."""
+
+RelayToolchainInfo = provider(
+    doc = "How to run relayc: the binary and the exact LLVM version it links.",
+    fields = {
+        "relayc": "FilesToRunProvider of the relayc binary (exec configuration).",
+        "llvm_version": "The LLVM version relayc links, e.g. '14.0.6'. Passed to every " +
+                        "compile action so it is part of the action key.",
+    },
+)
+
+RelayTargetInfo = provider(
+    doc = "The compilation target chosen on the command line (--//toolchains:target).",
+    fields = {
+        "name": "Target name: 'x86-64', 'x86-64-avx2' or 'x86-64-avx512'.",
+    },
+)
+
+RelayKernelsInfo = provider(
+    doc = "A kernel library: kernel files and their objects compiled for the current target.",
+    fields = {
+        "srcs": "depset of the kernel files (k_<id>.relay).",
+        "dir": "Workspace-relative folder holding the kernel files (one folder per library).",
+        "objects": "depset of compiled kernel objects (.o), one per kernel.",
+        "metadata": "depset of the kernels' metadata files (.json): symbol, arguments, flops.",
+        "target": "The target the objects were compiled for.",
+    },
+)

@@ -1,0 +1,34 @@
+"""The relayc toolchain."""
+
+load(":providers.bzl", "RelayToolchainInfo")
+
+TOOLCHAIN_TYPE = str(Label("//toolchains:toolchain_type"))
+
+def _relay_toolchain_impl(ctx):
+    return [platform_common.ToolchainInfo(
+        relay = RelayToolchainInfo(
+            relayc = ctx.attr.relayc[DefaultInfo].files_to_run,
+            llvm_version = ctx.attr.llvm_version,
+        ),
+    )]
+
+relay_toolchain = rule(
+    implementation = _relay_toolchain_impl,
+    attrs = {
+        "relayc": attr.label(
+            doc = "The relayc binary.",
+            executable = True,
+            cfg = "exec",
+            mandatory = True,
+        ),
+        "llvm_version": attr.string(
+            doc = "The exact LLVM version relayc links (from @llvm_14//:version.bzl).",
+            mandatory = True,
+        ),
+    },
+    doc = "Declares a relayc toolchain: the compiler binary and the LLVM version it links.",
+)
+
+def relay_toolchain_info(ctx):
+    """The RelayToolchainInfo of the resolved relayc toolchain."""
+    return ctx.toolchains[TOOLCHAIN_TYPE].relay
