@@ -203,14 +203,13 @@ const ::onnx::TensorProto* NodeContext::AttrTensor(const std::string& name) {
   return attr != nullptr ? &attr->t() : nullptr;
 }
 
-absl::StatusOr<ir::Expr> NodeContext::ExprOf(const TypedExpr& value, int arg_index) {
+absl::StatusOr<ir::Expr> NodeContext::ExprOf(const TypedExpr& value) {
   if (value.expr != nullptr) return value.expr;
   if (value.source != nullptr) return services_->Materialize(value, value.source->onnx_name);
   // A constant computed inside this converter: named after the node's first output.
   const std::string base = node_.output_size() > 0 && !node_.output(0).empty()
                                ? node_.output(0)
                                : (node_.name().empty() ? node_.op_type() : node_.name());
-  (void)arg_index;
   return services_->Materialize(value, absl::StrCat(base, "_const", materialized_++));
 }
 
@@ -247,7 +246,7 @@ absl::StatusOr<TypedExpr> NodeContext::Op(const std::string& op_name,
   }
   std::vector<ir::Expr> exprs;
   for (size_t k = 0; k < args.size(); ++k) {
-    ASSIGN_OR_RETURN(ir::Expr e, ExprOf(args[k], static_cast<int>(k)));
+    ASSIGN_OR_RETURN(ir::Expr e, ExprOf(args[k]));
     exprs.push_back(std::move(e));
   }
   return TypedExpr{ir::CallNode::MakeOp(op, std::move(exprs), *std::move(made)), *type,
@@ -269,7 +268,7 @@ absl::StatusOr<TypedExpr> NodeContext::Tuple(const std::vector<TypedExpr>& field
   }
   std::vector<ir::Expr> exprs;
   for (size_t k = 0; k < fields.size(); ++k) {
-    ASSIGN_OR_RETURN(ir::Expr e, ExprOf(fields[k], static_cast<int>(k)));
+    ASSIGN_OR_RETURN(ir::Expr e, ExprOf(fields[k]));
     exprs.push_back(std::move(e));
   }
   return TypedExpr{ir::TupleNode::Make(std::move(exprs)), type, std::nullopt, nullptr};

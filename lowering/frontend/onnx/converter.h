@@ -147,7 +147,8 @@ class NodeContext {
 
  private:
   const ::onnx::AttributeProto* FindAttr(const std::string& name, int expected_type);
-  absl::StatusOr<ir::Expr> ExprOf(const TypedExpr& value, int arg_index);
+  // The expression of `value`, materializing a constant through the graph.
+  absl::StatusOr<ir::Expr> ExprOf(const TypedExpr& value);
 
   const ::onnx::NodeProto& node_;
   int opset_;
