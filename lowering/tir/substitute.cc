@@ -1,0 +1,153 @@
+#include "lowering/tir/substitute.h"
+
+#include <cstring>
+#include <utility>
+
+#include "lowering/support/check.h"
+
+namespace relay::tir {
+
+PrimExpr WithOperands(const PrimExpr& e, std::vector<PrimExpr> operands) {
+  RELAY_CHECK(operands.size() == e->operands().size(), "operand count changed");
+  bool same = true;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    RELAY_CHECK(operands[i] != nullptr, "null operand");
+    if (operands[i] != e->operands()[i]) same = false;
+  }
+  if (same) return e;
+  auto n = std::make_shared<ExprNode>(*e);
+  n->operands_ = std::move(operands);
+  return n;
+}
+
+PrimExpr MutateExpr(const PrimExpr& e, const std::function<PrimExpr(const PrimExpr&)>& f) {
+  if (PrimExpr r = f(e)) return r;
+  if (e->operands().empty()) return e;
+  std::vector<PrimExpr> ops;
+  ops.reserve(e->operands().size());
+  for (const PrimExpr& o : e->operands()) ops.push_back(MutateExpr(o, f));
+  return WithOperands(e, std::move(ops));
+}
+
+void VisitExpr(const PrimExpr& e, const std::function<bool(const PrimExpr&)>& f) {
+  if (!f(e)) return;
+  for (const PrimExpr& o : e->operands()) VisitExpr(o, f);
+}
+
+PrimExpr Substitute(const PrimExpr& e, const VarMap& vmap) {
+  if (vmap.empty()) return e;
+  return MutateExpr(e, [&](const PrimExpr& x) -> PrimExpr {
+    if (x->kind() != ExprKind::kVar) return nullptr;
+    auto it = vmap.find(x.get());
+    return it == vmap.end() ? x : it->second;
+  });
+}
+
+Stmt MutateStmtExprs(const Stmt& s, const std::function<PrimExpr(const PrimExpr&)>& f) {
+  if (s == nullptr) return s;
+  auto m = [&](const PrimExpr& e) { return MutateExpr(e, f); };
+  switch (s->kind()) {
+    case StmtKind::kFor: {
+      PrimExpr min = m(s->min()), extent = m(s->extent());
+      Stmt body = MutateStmtExprs(s->body(), f);
+      if (min == s->min() && extent == s->extent() && body == s->body()) return s;
+      return MakeFor(s->loop_var(), min, extent, s->for_kind(), body);
+    }
+    case StmtKind::kSeq: {
+      std::vector<Stmt> seq;
+      bool same = true;
+      for (const Stmt& c : s->seq()) {
+        seq.push_back(MutateStmtExprs(c, f));
+        if (seq.back() != c) same = false;
+      }
+      if (same) return s;
+      return MakeSeq(std::move(seq));
+    }
+    case StmtKind::kStore: {
+      PrimExpr index = m(s->index()), value = m(s->value());
+      if (index == s->index() && value == s->value()) return s;
+      return MakeStore(s->buffer(), index, value);
+    }
+    case StmtKind::kAllocate: {
+      Stmt body = MutateStmtExprs(s->body(), f);
+      if (body == s->body()) return s;
+      return MakeAllocate(s->buffer(), body);
+    }
+    case StmtKind::kIfThenElse: {
+      PrimExpr cond = m(s->condition());
+      Stmt then_body = MutateStmtExprs(s->body(), f);
+      Stmt else_body = MutateStmtExprs(s->else_body(), f);
+      if (cond == s->condition() && then_body == s->body() && else_body == s->else_body()) {
+        return s;
+      }
+      return MakeIfThenElse(cond, then_body, else_body);
+    }
+    case StmtKind::kLetStmt: {
+      PrimExpr value = m(s->value());
+      Stmt body = MutateStmtExprs(s->body(), f);
+      if (value == s->value() && body == s->body()) return s;
+      return MakeLetStmt(s->loop_var(), value, body);
+    }
+  }
+  return s;
+}
+
+Stmt Substitute(const Stmt& s, const VarMap& vmap) {
+  if (vmap.empty()) return s;
+  return MutateStmtExprs(s, [&](const PrimExpr& x) -> PrimExpr {
+    if (x->kind() != ExprKind::kVar) return nullptr;
+    auto it = vmap.find(x.get());
+    return it == vmap.end() ? x : it->second;
+  });
+}
+
+bool UsesVar(const PrimExpr& e, const std::function<bool(const PrimExpr&)>& pred) {
+  bool found = false;
+  VisitExpr(e, [&](const PrimExpr& x) {
+    if (found) return false;
+    if (x->kind() == ExprKind::kVar && pred(x)) found = true;
+    return !found;
+  });
+  return found;
+}
+
+bool ExprEqual(const PrimExpr& a, const PrimExpr& b) {
+  if (a == b) return true;
+  if (a == nullptr || b == nullptr) return false;
+  if (a->kind() != b->kind() || a->dtype() != b->dtype()) return false;
+  switch (a->kind()) {
+    case ExprKind::kIntImm:
+      return a->int_value() == b->int_value();
+    case ExprKind::kFloatImm:
+      // Bitwise on the stored double, so NaN equals NaN and -0 differs from +0.
+      return std::memcmp(&a->float_value_, &b->float_value_, sizeof(double)) == 0;
+    case ExprKind::kVar:
+      return false;  // Identity was checked above.
+    case ExprKind::kCall:
+      if (a->name() != b->name()) return false;
+      break;
+    case ExprKind::kLoad:
+      if (a->buffer() != b->buffer()) return false;
+      break;
+    case ExprKind::kProducerRead:
+      if (a->producer() != b->producer()) return false;
+      break;
+    case ExprKind::kReduce:
+      if (a->combiner() != b->combiner() || a->axes().size() != b->axes().size()) return false;
+      for (size_t i = 0; i < a->axes().size(); ++i) {
+        if (a->axes()[i].var != b->axes()[i].var || a->axes()[i].extent != b->axes()[i].extent) {
+          return false;
+        }
+      }
+      break;
+    default:
+      break;
+  }
+  if (a->operands().size() != b->operands().size()) return false;
+  for (size_t i = 0; i < a->operands().size(); ++i) {
+    if (!ExprEqual(a->operands()[i], b->operands()[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace relay::tir
