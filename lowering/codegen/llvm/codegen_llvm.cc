@@ -1,0 +1,1311 @@
+#include "lowering/codegen/llvm/codegen_llvm.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/Triple.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CodeGen.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "lowering/codegen/llvm/target_machine.h"
+#include "lowering/ir/tensor.h"
+#include "lowering/support/status_macros.h"
+
+namespace relay::codegen {
+namespace {
+
+using ir::DType;
+using tir::Buffer;
+using tir::BufferNode;
+using tir::ExprKind;
+using tir::ExprNode;
+using tir::ForKind;
+using tir::PrimExpr;
+using tir::Stmt;
+using tir::StmtKind;
+
+// Local buffers up to this size live on the stack (the entry block's frame); larger ones on the
+// heap, so that a parallel body's frame stays small on pool threads.
+constexpr int64_t kMaxStackBytes = 64 * 1024;
+// What runtime/relay_runtime.h promises for parameters and what we give local buffers.
+constexpr unsigned kBufferAlign = 64;
+
+// A conservative, inclusive range of an integer expression's values.
+struct Range {
+  int64_t lo = 0;
+  int64_t hi = 0;
+};
+
+std::optional<int64_t> ConstInt(const PrimExpr& e) {
+  if (e->kind() == ExprKind::kIntImm) return e->int_value();
+  return std::nullopt;
+}
+
+// Calls `fn` on every expression of `s` (pre-order, statement order), including sub-expressions.
+void VisitExprs(const PrimExpr& e, const std::function<void(const PrimExpr&)>& fn) {
+  if (e == nullptr) return;
+  fn(e);
+  for (const PrimExpr& o : e->operands()) VisitExprs(o, fn);
+}
+
+void VisitStmt(const Stmt& s, const std::function<void(const Stmt&)>& on_stmt,
+               const std::function<void(const PrimExpr&)>& on_expr) {
+  if (s == nullptr) return;
+  on_stmt(s);
+  switch (s->kind()) {
+    case StmtKind::kFor:
+      VisitExprs(s->min(), on_expr);
+      VisitExprs(s->extent(), on_expr);
+      VisitStmt(s->body(), on_stmt, on_expr);
+      return;
+    case StmtKind::kSeq:
+      for (const Stmt& c : s->seq()) VisitStmt(c, on_stmt, on_expr);
+      return;
+    case StmtKind::kStore:
+      VisitExprs(s->index(), on_expr);
+      VisitExprs(s->value(), on_expr);
+      return;
+    case StmtKind::kAllocate:
+      VisitStmt(s->body(), on_stmt, on_expr);
+      return;
+    case StmtKind::kIfThenElse:
+      VisitExprs(s->condition(), on_expr);
+      VisitStmt(s->body(), on_stmt, on_expr);
+      VisitStmt(s->else_body(), on_stmt, on_expr);
+      return;
+    case StmtKind::kLetStmt:
+      VisitExprs(s->value(), on_expr);
+      VisitStmt(s->body(), on_stmt, on_expr);
+      return;
+  }
+}
+
+int64_t BufferBytes(const BufferNode& b) { return b.NumElements() * ir::DTypeBytes(b.dtype()); }
+
+bool IsHeapAllocate(const Stmt& s) {
+  return s->kind() == StmtKind::kAllocate && BufferBytes(*s->buffer()) > kMaxStackBytes;
+}
+
+// Emits one PrimFunc as an LLVM module. Note on the structure of the result:
+//
+//   int32_t k_x(void* const* args)            external: loads args[i], calls k_x_compute
+//     -> i32 k_x_compute(T0* noalias align 64 dereferenceable(n0) %p0, ...)   internal
+//          loops, stores, ...; a parallel loop becomes
+//          closure = {min, captured vars, buffer pointers, status slot?}
+//          RelayParallelFor(extent, k_x_parallel_N, &closure)
+//     -> void k_x_parallel_N(i64 begin, i64 end, i8* closure)                 internal
+//
+// The O3 pipeline inlines k_x_compute into k_x; noalias arguments become scoped alias metadata.
+class CodeGen {
+ public:
+  CodeGen(const tir::PrimFunc& func, const Target& target, llvm::LLVMContext& context,
+          llvm::TargetMachine& tm)
+      : func_(func), target_(target), ctx_(context), tm_(tm), b_(context) {}
+
+  absl::StatusOr<std::unique_ptr<llvm::Module>> Run() {
+    if (func_.name.empty()) return absl::InvalidArgumentError("kernel function has no name");
+    if (func_.num_inputs < 0 || func_.num_inputs > static_cast<int>(func_.params.size())) {
+      return Error(absl::StrCat("num_inputs ", func_.num_inputs, " out of range for ",
+                                func_.params.size(), " parameters"));
+    }
+    module_ = std::make_unique<llvm::Module>(func_.name, ctx_);
+    module_->setSourceFileName(func_.name);
+    module_->setTargetTriple(target_.triple);
+    module_->setDataLayout(tm_.createDataLayout());
+    native_f16_ = absl::StrContains(target_.features, "+f16c");
+
+    RETURN_IF_ERROR(CollectBuffers());
+    MakeAliasScopes();
+
+    llvm::Type* i8ptr = b_.getInt8PtrTy();
+    llvm::FunctionType* kernel_type =
+        llvm::FunctionType::get(b_.getInt32Ty(), {i8ptr->getPointerTo()}, false);
+    llvm::Function* kernel = llvm::Function::Create(kernel_type, llvm::Function::ExternalLinkage,
+                                                    func_.name, module_.get());
+    SetFunctionAttributes(kernel);
+    kernel->addParamAttr(0, llvm::Attribute::NoCapture);
+    kernel->addParamAttr(0, llvm::Attribute::ReadOnly);
+    kernel->getArg(0)->setName("args");
+
+    std::vector<llvm::Type*> param_types;
+    for (const Buffer& p : func_.params) {
+      param_types.push_back(MemoryType(p->dtype())->getPointerTo());
+    }
+    llvm::Function* compute = llvm::Function::Create(
+        llvm::FunctionType::get(b_.getInt32Ty(), param_types, false),
+        llvm::Function::InternalLinkage, func_.name + "_compute", module_.get());
+    SetFunctionAttributes(compute);
+    for (size_t i = 0; i < func_.params.size(); ++i) {
+      compute->addParamAttr(i, llvm::Attribute::NoAlias);
+      compute->addParamAttr(i, llvm::Attribute::NoCapture);
+      compute->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(kBufferAlign)));
+      const int64_t bytes = BufferBytes(*func_.params[i]);
+      if (bytes > 0) {
+        compute->addParamAttr(
+            i, llvm::Attribute::getWithDereferenceableBytes(ctx_, static_cast<uint64_t>(bytes)));
+      }
+      compute->getArg(i)->setName(func_.params[i]->name());
+    }
+
+    // The exported wrapper.
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", kernel));
+    std::vector<llvm::Value*> pointers;
+    for (size_t i = 0; i < func_.params.size(); ++i) {
+      llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(i8ptr, kernel->getArg(0), i);
+      llvm::Value* raw = b_.CreateAlignedLoad(i8ptr, slot, llvm::Align(8));
+      pointers.push_back(b_.CreateBitCast(raw, param_types[i]));
+    }
+    b_.CreateRet(b_.CreateCall(compute, pointers));
+
+    // The computation.
+    state_ = FunctionState();
+    state_.fn = compute;
+    state_.entry = llvm::BasicBlock::Create(ctx_, "entry", compute);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "body", compute));
+    for (size_t i = 0; i < func_.params.size(); ++i) {
+      buffers_[func_.params[i].get()] = compute->getArg(i);
+    }
+    RETURN_IF_ERROR(EmitStmt(func_.body));
+    b_.CreateRet(b_.getInt32(0));
+    FinishEntryBlock();
+
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    if (llvm::verifyModule(*module_, &os)) {
+      os.flush();
+      return absl::InternalError(
+          absl::StrCat("kernel ", func_.name, ": generated LLVM IR is invalid: ", message));
+    }
+    return std::move(module_);
+  }
+
+ private:
+  // What changes when emission moves into an outlined parallel body.
+  struct FunctionState {
+    llvm::Function* fn = nullptr;
+    llvm::BasicBlock* entry = nullptr;         // allocas; branches to the first body block
+    bool parallel_body = false;                // a RelayParallelFor body (returns void)
+    llvm::Value* status_slot = nullptr;        // i32*: where a parallel body reports failure
+    std::vector<llvm::Value*> live_heap;       // i8* of heap buffers live at the insert point
+    std::vector<llvm::MDNode*> access_groups;  // of the enclosing vectorized loops
+  };
+
+  absl::Status Error(const std::string& what) const {
+    return absl::InvalidArgumentError(absl::StrCat("kernel ", func_.name, ": ", what));
+  }
+
+  // ---- Types and attributes.
+
+  // The type of a value in registers: float16 is its 16 bits (converted by explicit casts only),
+  // bool is i1.
+  llvm::Type* ValueType(DType t) {
+    switch (t) {
+      case DType::kFloat32:
+        return b_.getFloatTy();
+      case DType::kFloat16:
+        return b_.getInt16Ty();
+      case DType::kInt32:
+        return b_.getInt32Ty();
+      case DType::kInt64:
+        return b_.getInt64Ty();
+      case DType::kBool:
+        return b_.getInt1Ty();
+    }
+    return nullptr;
+  }
+
+  // The type of an element in memory: bool is one byte.
+  llvm::Type* MemoryType(DType t) { return t == DType::kBool ? b_.getInt8Ty() : ValueType(t); }
+
+  void SetFunctionAttributes(llvm::Function* fn) {
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    fn->setHasUWTable();
+    fn->addFnAttr("target-cpu", target_.cpu);
+    if (!target_.features.empty()) fn->addFnAttr("target-features", target_.features);
+    // Without it LLVM keeps AVX-512 code to 256-bit vectors; the target says how wide to go.
+    fn->addFnAttr("prefer-vector-width", std::to_string(target_.vector_bits));
+  }
+
+  // Allocas go to the entry block, which ends by branching to the first block of the body.
+  void FinishEntryBlock() {
+    llvm::IRBuilder<> eb(state_.entry);
+    eb.CreateBr(state_.entry->getNextNode());
+  }
+
+  llvm::AllocaInst* CreateEntryAlloca(llvm::Type* type, unsigned align, const std::string& name) {
+    llvm::IRBuilder<> eb(state_.entry);
+    llvm::AllocaInst* a = eb.CreateAlloca(type, nullptr, name);
+    a->setAlignment(llvm::Align(align));
+    return a;
+  }
+
+  // ---- Buffers and alias metadata.
+
+  absl::Status CollectBuffers() {
+    std::unordered_set<const BufferNode*> seen;
+    for (const Buffer& p : func_.params) {
+      if (p == nullptr) return Error("null parameter buffer");
+      if (p->scope() != BufferNode::Scope::kParam) {
+        return Error(absl::StrCat("parameter buffer '", p->name(), "' is not of scope param"));
+      }
+      if (!seen.insert(p.get()).second) {
+        return Error(absl::StrCat("buffer '", p->name(), "' is a parameter twice"));
+      }
+      all_buffers_.push_back(p.get());
+    }
+    absl::Status status;
+    VisitStmt(
+        func_.body,
+        [&](const Stmt& s) {
+          if (s->kind() == StmtKind::kStore) {
+            for (int i = 0; i < func_.num_inputs; ++i) {
+              if (s->buffer() == func_.params[i] && status.ok()) {
+                status =
+                    Error(absl::StrCat("stores into input buffer '", s->buffer()->name(), "'"));
+              }
+            }
+          }
+          if (s->kind() != StmtKind::kAllocate) return;
+          if (!seen.insert(s->buffer().get()).second && status.ok()) {
+            status = Error(absl::StrCat("buffer '", s->buffer()->name(), "' is allocated twice"));
+          }
+          all_buffers_.push_back(s->buffer().get());
+        },
+        [](const PrimExpr&) {});
+    return status;
+  }
+
+  // One alias scope per buffer: an access to buffer B is in B's scope and does not alias the
+  // other scopes. Parameters never alias where one is written (the calling convention), locals
+  // are distinct allocations.
+  void MakeAliasScopes() {
+    if (all_buffers_.size() < 2) return;
+    llvm::MDBuilder md(ctx_);
+    llvm::MDNode* domain = md.createAnonymousAliasScopeDomain(func_.name);
+    std::vector<llvm::Metadata*> scopes;
+    for (const BufferNode* b : all_buffers_) {
+      scopes.push_back(md.createAnonymousAliasScope(domain, b->name()));
+    }
+    for (size_t i = 0; i < all_buffers_.size(); ++i) {
+      std::vector<llvm::Metadata*> others;
+      for (size_t j = 0; j < scopes.size(); ++j) {
+        if (j != i) others.push_back(scopes[j]);
+      }
+      alias_[all_buffers_[i]] = {llvm::MDNode::get(ctx_, {scopes[i]}),
+                                 llvm::MDNode::get(ctx_, others)};
+    }
+  }
+
+  void AnnotateAccess(llvm::Instruction* inst, const BufferNode* buffer) {
+    auto it = alias_.find(buffer);
+    if (it != alias_.end()) {
+      inst->setMetadata(llvm::LLVMContext::MD_alias_scope, it->second.first);
+      inst->setMetadata(llvm::LLVMContext::MD_noalias, it->second.second);
+    }
+    // A buffer allocated inside a vectorized loop is private to each of its iterations: its
+    // accesses are not independent across iterations of that loop (nor of loops outside it).
+    size_t first = 0;
+    auto depth = alloc_group_depth_.find(buffer);
+    if (depth != alloc_group_depth_.end()) first = depth->second;
+    std::vector<llvm::Metadata*> groups;
+    for (size_t i = first; i < state_.access_groups.size(); ++i) {
+      groups.push_back(state_.access_groups[i]);
+    }
+    if (groups.size() == 1) {
+      inst->setMetadata(llvm::LLVMContext::MD_access_group, state_.access_groups[first]);
+    } else if (groups.size() > 1) {
+      inst->setMetadata(llvm::LLVMContext::MD_access_group, llvm::MDNode::get(ctx_, groups));
+    }
+  }
+
+  absl::StatusOr<llvm::Value*> BufferPointer(const Buffer& buffer) {
+    auto it = buffers_.find(buffer.get());
+    if (it == buffers_.end()) {
+      return Error(absl::StrCat("buffer '", buffer->name(), "' used outside its scope"));
+    }
+    return it->second;
+  }
+
+  // ---- Value ranges (to know which loads are safe to evaluate speculatively).
+
+  std::optional<Range> RangeOf(const PrimExpr& e) const {
+    auto both = [&](std::optional<Range>* a, std::optional<Range>* b) {
+      *a = RangeOf(e->operands()[0]);
+      *b = RangeOf(e->operands()[1]);
+      return a->has_value() && b->has_value();
+    };
+    std::optional<Range> a, b;
+    switch (e->kind()) {
+      case ExprKind::kIntImm:
+        return Range{e->int_value(), e->int_value()};
+      case ExprKind::kVar: {
+        auto it = ranges_.find(e.get());
+        if (it == ranges_.end()) return std::nullopt;
+        return it->second;
+      }
+      case ExprKind::kAdd: {
+        if (!both(&a, &b)) return std::nullopt;
+        Range r;
+        if (__builtin_add_overflow(a->lo, b->lo, &r.lo) ||
+            __builtin_add_overflow(a->hi, b->hi, &r.hi)) {
+          return std::nullopt;
+        }
+        return r;
+      }
+      case ExprKind::kSub: {
+        if (!both(&a, &b)) return std::nullopt;
+        Range r;
+        if (__builtin_sub_overflow(a->lo, b->hi, &r.lo) ||
+            __builtin_sub_overflow(a->hi, b->lo, &r.hi)) {
+          return std::nullopt;
+        }
+        return r;
+      }
+      case ExprKind::kMul: {
+        if (!both(&a, &b)) return std::nullopt;
+        int64_t c[4];
+        if (__builtin_mul_overflow(a->lo, b->lo, &c[0]) ||
+            __builtin_mul_overflow(a->lo, b->hi, &c[1]) ||
+            __builtin_mul_overflow(a->hi, b->lo, &c[2]) ||
+            __builtin_mul_overflow(a->hi, b->hi, &c[3])) {
+          return std::nullopt;
+        }
+        return Range{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+      }
+      case ExprKind::kDiv:
+      case ExprKind::kFloorDiv: {
+        std::optional<int64_t> d = ConstInt(e->operands()[1]);
+        a = RangeOf(e->operands()[0]);
+        if (!d || *d <= 0 || !a) return std::nullopt;
+        if (e->kind() == ExprKind::kDiv) return Range{a->lo / *d, a->hi / *d};
+        return Range{FloorDivInt(a->lo, *d), FloorDivInt(a->hi, *d)};
+      }
+      case ExprKind::kFloorMod: {
+        std::optional<int64_t> d = ConstInt(e->operands()[1]);
+        if (!d || *d <= 0) return std::nullopt;
+        a = RangeOf(e->operands()[0]);
+        if (a && FloorDivInt(a->lo, *d) == FloorDivInt(a->hi, *d)) {
+          return Range{a->lo - FloorDivInt(a->lo, *d) * *d, a->hi - FloorDivInt(a->hi, *d) * *d};
+        }
+        return Range{0, *d - 1};
+      }
+      case ExprKind::kMin:
+        if (!both(&a, &b)) return std::nullopt;
+        return Range{std::min(a->lo, b->lo), std::min(a->hi, b->hi)};
+      case ExprKind::kMax:
+        if (!both(&a, &b)) return std::nullopt;
+        return Range{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
+      case ExprKind::kSelect:
+        a = RangeOf(e->operands()[1]);
+        b = RangeOf(e->operands()[2]);
+        if (!a || !b) return std::nullopt;
+        return Range{std::min(a->lo, b->lo), std::max(a->hi, b->hi)};
+      case ExprKind::kCast: {
+        const PrimExpr& v = e->operands()[0];
+        if (!ir::IsInt(v->dtype()) || !ir::IsInt(e->dtype())) return std::nullopt;
+        a = RangeOf(v);
+        if (!a) return std::nullopt;
+        if (e->dtype() == DType::kInt32 && (a->lo < std::numeric_limits<int32_t>::min() ||
+                                            a->hi > std::numeric_limits<int32_t>::max())) {
+          return std::nullopt;
+        }
+        return a;
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+
+  static int64_t FloorDivInt(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+  }
+
+  // True if evaluating `e` may read a buffer outside its bounds (as far as we can tell).
+  bool MayReadOutOfBounds(const PrimExpr& e) const {
+    bool unsafe = false;
+    VisitExprs(e, [&](const PrimExpr& x) {
+      if (unsafe || x->kind() != ExprKind::kLoad) return;
+      std::optional<Range> r = RangeOf(x->operands()[0]);
+      unsafe = !r || r->lo < 0 || r->hi >= x->buffer()->NumElements();
+    });
+    return unsafe;
+  }
+
+  // Binds a variable for the duration of a scope (restoring a shadowed binding afterwards).
+  class ScopedBinding {
+   public:
+    ScopedBinding(CodeGen* cg, const ExprNode* var, llvm::Value* value, std::optional<Range> range)
+        : cg_(cg), var_(var) {
+      auto v = cg->vars_.find(var);
+      if (v != cg->vars_.end()) old_value_ = v->second;
+      auto r = cg->ranges_.find(var);
+      if (r != cg->ranges_.end()) old_range_ = r->second;
+      cg->vars_[var] = value;
+      if (range) {
+        cg->ranges_[var] = *range;
+      } else {
+        cg->ranges_.erase(var);
+      }
+    }
+    ~ScopedBinding() {
+      if (old_value_ != nullptr) {
+        cg_->vars_[var_] = old_value_;
+      } else {
+        cg_->vars_.erase(var_);
+      }
+      if (old_range_) {
+        cg_->ranges_[var_] = *old_range_;
+      } else {
+        cg_->ranges_.erase(var_);
+      }
+    }
+
+   private:
+    CodeGen* cg_;
+    const ExprNode* var_;
+    llvm::Value* old_value_ = nullptr;
+    std::optional<Range> old_range_;
+  };
+
+  // ---- float16 conversions (register form: the 16 bits in an i16).
+
+  llvm::Value* HalfToFloat(llvm::Value* h) {
+    if (native_f16_) return b_.CreateFPExt(b_.CreateBitCast(h, b_.getHalfTy()), b_.getFloatTy());
+    // Integer expansion (exact for every input): shift exponent and mantissa into place, rebias,
+    // then fix up infinities/NaNs (all-ones exponent) and zeros/subnormals (renormalised by a
+    // float subtraction of 2^-14).
+    llvm::Type* i32 = b_.getInt32Ty();
+    llvm::Value* h32 = b_.CreateZExt(h, i32);
+    llvm::Value* o = b_.CreateShl(b_.CreateAnd(h32, 0x7fff), 13);
+    llvm::Value* exp = b_.CreateAnd(o, 0x0f800000);
+    o = b_.CreateAdd(o, b_.getInt32(112u << 23));
+    llvm::Value* inf_nan = b_.CreateAdd(o, b_.getInt32(112u << 23));
+    llvm::Value* denorm_f =
+        b_.CreateFSub(b_.CreateBitCast(b_.CreateAdd(o, b_.getInt32(1u << 23)), b_.getFloatTy()),
+                      llvm::ConstantFP::get(b_.getFloatTy(), 6.103515625e-05));  // 2^-14
+    llvm::Value* denorm = b_.CreateBitCast(denorm_f, i32);
+    llvm::Value* r =
+        b_.CreateSelect(b_.CreateICmpEQ(exp, b_.getInt32(0x0f800000)), inf_nan,
+                        b_.CreateSelect(b_.CreateICmpEQ(exp, b_.getInt32(0)), denorm, o));
+    r = b_.CreateOr(r, b_.CreateShl(b_.CreateAnd(h32, 0x8000), 16));
+    return b_.CreateBitCast(r, b_.getFloatTy());
+  }
+
+  llvm::Value* FloatToHalf(llvm::Value* f) {
+    if (native_f16_) {
+      return b_.CreateBitCast(b_.CreateFPTrunc(f, b_.getHalfTy()), b_.getInt16Ty());
+    }
+    // Round to nearest even without a libcall (F. Giesen's float_to_half_fast3_rtne, branch
+    // free): overflow/inf/NaN, subnormal results (aligned by a float addition, which rounds to
+    // nearest even), and normal results (bias, round, shift).
+    llvm::Type* i32 = b_.getInt32Ty();
+    llvm::Value* u = b_.CreateBitCast(f, i32);
+    llvm::Value* sign = b_.CreateAnd(u, 0x80000000u);
+    u = b_.CreateXor(u, sign);
+    llvm::Value* big = b_.CreateICmpUGE(u, b_.getInt32(143u << 23));
+    llvm::Value* o_big = b_.CreateSelect(b_.CreateICmpUGT(u, b_.getInt32(0x7f800000)),
+                                         b_.getInt32(0x7e00), b_.getInt32(0x7c00));
+    llvm::Value* small = b_.CreateICmpULT(u, b_.getInt32(113u << 23));
+    llvm::Value* magic = llvm::ConstantFP::get(b_.getFloatTy(), 0.5);  // 126 << 23
+    llvm::Value* o_small = b_.CreateSub(
+        b_.CreateBitCast(b_.CreateFAdd(b_.CreateBitCast(u, b_.getFloatTy()), magic), i32),
+        b_.getInt32(126u << 23));
+    llvm::Value* odd = b_.CreateAnd(b_.CreateLShr(u, 13), 1);
+    llvm::Value* o_norm =
+        b_.CreateAdd(u, b_.getInt32(static_cast<uint32_t>(-112 * (1 << 23)) + 0xfff));
+    o_norm = b_.CreateLShr(b_.CreateAdd(o_norm, odd), 13);
+    llvm::Value* o = b_.CreateSelect(big, o_big, b_.CreateSelect(small, o_small, o_norm));
+    o = b_.CreateOr(o, b_.CreateLShr(sign, 16));
+    return b_.CreateTrunc(o, b_.getInt16Ty());
+  }
+
+  // ---- Expressions.
+
+  absl::StatusOr<llvm::Value*> EmitExpr(const PrimExpr& e) {
+    if (e == nullptr) return Error("null expression");
+    switch (e->kind()) {
+      case ExprKind::kIntImm:
+        return static_cast<llvm::Value*>(llvm::ConstantInt::get(
+            ValueType(e->dtype()), static_cast<uint64_t>(e->int_value()), /*isSigned=*/true));
+      case ExprKind::kFloatImm:
+        if (e->dtype() == DType::kFloat16) {
+          return static_cast<llvm::Value*>(
+              b_.getInt16(ir::FloatToHalf(static_cast<float>(e->float_value()))));
+        }
+        return static_cast<llvm::Value*>(
+            llvm::ConstantFP::get(b_.getFloatTy(), static_cast<float>(e->float_value())));
+      case ExprKind::kVar: {
+        auto it = vars_.find(e.get());
+        if (it == vars_.end()) {
+          return Error(absl::StrCat("variable '", e->name(), "' used outside its scope"));
+        }
+        return it->second;
+      }
+      case ExprKind::kAdd:
+      case ExprKind::kSub:
+      case ExprKind::kMul:
+      case ExprKind::kDiv:
+      case ExprKind::kFloorDiv:
+      case ExprKind::kFloorMod:
+      case ExprKind::kMin:
+      case ExprKind::kMax:
+        return EmitArith(e);
+      case ExprKind::kEQ:
+      case ExprKind::kNE:
+      case ExprKind::kLT:
+      case ExprKind::kLE:
+      case ExprKind::kGT:
+      case ExprKind::kGE:
+        return EmitCompare(e);
+      case ExprKind::kAnd:
+      case ExprKind::kOr: {
+        ASSIGN_OR_RETURN(llvm::Value * a, EmitExpr(e->operands()[0]));
+        ASSIGN_OR_RETURN(llvm::Value * b, EmitExpr(e->operands()[1]));
+        return e->kind() == ExprKind::kAnd ? b_.CreateAnd(a, b) : b_.CreateOr(a, b);
+      }
+      case ExprKind::kNot: {
+        ASSIGN_OR_RETURN(llvm::Value * a, EmitExpr(e->operands()[0]));
+        return b_.CreateNot(a);
+      }
+      case ExprKind::kSelect:
+        return EmitSelect(e);
+      case ExprKind::kCast: {
+        ASSIGN_OR_RETURN(llvm::Value * v, EmitExpr(e->operands()[0]));
+        return EmitCast(v, e->operands()[0]->dtype(), e->dtype());
+      }
+      case ExprKind::kCall:
+        return EmitCall(e);
+      case ExprKind::kLoad:
+        return EmitLoad(e);
+      case ExprKind::kProducerRead:
+      case ExprKind::kReduce:
+        return Error(
+            absl::StrCat("tensor-expression node left in the loop IR: ", tir::ExprToString(e)));
+    }
+    return Error("unknown expression kind");
+  }
+
+  absl::StatusOr<llvm::Value*> EmitArith(const PrimExpr& e) {
+    ASSIGN_OR_RETURN(llvm::Value * a, EmitExpr(e->operands()[0]));
+    ASSIGN_OR_RETURN(llvm::Value * b, EmitExpr(e->operands()[1]));
+    const DType t = e->operands()[0]->dtype();
+    if (t == DType::kFloat32) {
+      switch (e->kind()) {
+        case ExprKind::kAdd:
+          return b_.CreateFAdd(a, b);
+        case ExprKind::kSub:
+          return b_.CreateFSub(a, b);
+        case ExprKind::kMul:
+          return b_.CreateFMul(a, b);
+        case ExprKind::kDiv:
+          return b_.CreateFDiv(a, b);
+        // NaN-propagating: take `a` when it wins or is NaN, else `b` (NaN if `b` is).
+        case ExprKind::kMax:
+          return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOGT(a, b), b_.CreateFCmpUNO(a, a)), a, b);
+        case ExprKind::kMin:
+          return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLT(a, b), b_.CreateFCmpUNO(a, a)), a, b);
+        default:
+          return Error(absl::StrCat("float operands for ", tir::ExprToString(e)));
+      }
+    }
+    if (!ir::IsInt(t)) {
+      return Error(absl::StrCat("arithmetic on ", ir::DTypeName(t), ": ", tir::ExprToString(e)));
+    }
+    switch (e->kind()) {
+      case ExprKind::kAdd:
+        return b_.CreateAdd(a, b);
+      case ExprKind::kSub:
+        return b_.CreateSub(a, b);
+      case ExprKind::kMul:
+        return b_.CreateMul(a, b);
+      case ExprKind::kMax:
+        return b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b);
+      case ExprKind::kMin:
+        return b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b);
+      case ExprKind::kDiv:
+      case ExprKind::kFloorDiv:
+      case ExprKind::kFloorMod:
+        return EmitIntDivision(e->kind(), a, b, ConstInt(e->operands()[1]));
+      default:
+        return Error("unknown arithmetic kind");
+    }
+  }
+
+  // Integer division without traps: x / 0 gives 0 and MIN / -1 wraps to MIN, so a data-dependent
+  // divisor never kills the process (index arithmetic divides by constants, which take the
+  // plain path).
+  llvm::Value* EmitIntDivision(ExprKind kind, llvm::Value* a, llvm::Value* b,
+                               std::optional<int64_t> const_b) {
+    llvm::Type* t = a->getType();
+    llvm::Value* q;
+    llvm::Value* r;
+    llvm::Value* is_zero = nullptr;
+    llvm::Value* is_minus_one = nullptr;
+    if (const_b && *const_b != 0 && *const_b != -1) {
+      q = b_.CreateSDiv(a, b);
+      r = b_.CreateSRem(a, b);
+    } else {
+      llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+      llvm::Value* one = llvm::ConstantInt::get(t, 1);
+      is_zero = b_.CreateICmpEQ(b, zero);
+      is_minus_one = b_.CreateICmpEQ(b, llvm::ConstantInt::get(t, -1, true));
+      llvm::Value* safe = b_.CreateSelect(b_.CreateOr(is_zero, is_minus_one), one, b);
+      q = b_.CreateSDiv(a, safe);
+      r = b_.CreateSRem(a, safe);
+      // b == -1: quotient -a (wrapping), remainder 0; b == 0: both 0.
+      q = b_.CreateSelect(is_minus_one, b_.CreateSub(zero, a), q);
+      r = b_.CreateSelect(is_minus_one, zero, r);
+      q = b_.CreateSelect(is_zero, zero, q);
+      r = b_.CreateSelect(is_zero, zero, r);
+    }
+    if (kind == ExprKind::kDiv) return q;
+    // Floor semantics: when the remainder is non-zero and its sign differs from the divisor's,
+    // the truncated quotient is one too high and the remainder needs the divisor added.
+    llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+    llvm::Value* adjust =
+        b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpSLT(b_.CreateXor(r, b), zero));
+    if (kind == ExprKind::kFloorDiv) return b_.CreateSub(q, b_.CreateZExt(adjust, t));
+    return b_.CreateAdd(r, b_.CreateSelect(adjust, b, zero));
+  }
+
+  absl::StatusOr<llvm::Value*> EmitCompare(const PrimExpr& e) {
+    ASSIGN_OR_RETURN(llvm::Value * a, EmitExpr(e->operands()[0]));
+    ASSIGN_OR_RETURN(llvm::Value * b, EmitExpr(e->operands()[1]));
+    const DType t = e->operands()[0]->dtype();
+    if (ir::IsFloat(t)) {
+      if (t == DType::kFloat16) {
+        a = HalfToFloat(a);
+        b = HalfToFloat(b);
+      }
+      switch (e->kind()) {
+        case ExprKind::kEQ:
+          return b_.CreateFCmpOEQ(a, b);
+        case ExprKind::kNE:
+          return b_.CreateFCmpUNE(a, b);
+        case ExprKind::kLT:
+          return b_.CreateFCmpOLT(a, b);
+        case ExprKind::kLE:
+          return b_.CreateFCmpOLE(a, b);
+        case ExprKind::kGT:
+          return b_.CreateFCmpOGT(a, b);
+        default:
+          return b_.CreateFCmpOGE(a, b);
+      }
+    }
+    const bool is_bool = t == DType::kBool;
+    switch (e->kind()) {
+      case ExprKind::kEQ:
+        return b_.CreateICmpEQ(a, b);
+      case ExprKind::kNE:
+        return b_.CreateICmpNE(a, b);
+      case ExprKind::kLT:
+        return is_bool ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
+      case ExprKind::kLE:
+        return is_bool ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
+      case ExprKind::kGT:
+        return is_bool ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
+      default:
+        return is_bool ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
+    }
+  }
+
+  absl::StatusOr<llvm::Value*> EmitSelect(const PrimExpr& e) {
+    const PrimExpr& t = e->operands()[1];
+    const PrimExpr& f = e->operands()[2];
+    ASSIGN_OR_RETURN(llvm::Value * cond, EmitExpr(e->operands()[0]));
+    if (!MayReadOutOfBounds(t) && !MayReadOutOfBounds(f)) {
+      ASSIGN_OR_RETURN(llvm::Value * tv, EmitExpr(t));
+      ASSIGN_OR_RETURN(llvm::Value * fv, EmitExpr(f));
+      return b_.CreateSelect(cond, tv, fv);
+    }
+    // A value that may read out of bounds (padding, clamped gathers) is only evaluated when
+    // chosen; the vectorizer if-converts this with masked loads where the target has them.
+    llvm::Function* fn = state_.fn;
+    llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "select.true", fn);
+    llvm::BasicBlock* else_bb = llvm::BasicBlock::Create(ctx_, "select.false", fn);
+    llvm::BasicBlock* merge_bb = llvm::BasicBlock::Create(ctx_, "select.end", fn);
+    b_.CreateCondBr(cond, then_bb, else_bb);
+    b_.SetInsertPoint(then_bb);
+    ASSIGN_OR_RETURN(llvm::Value * tv, EmitExpr(t));
+    llvm::BasicBlock* then_end = b_.GetInsertBlock();
+    b_.CreateBr(merge_bb);
+    b_.SetInsertPoint(else_bb);
+    ASSIGN_OR_RETURN(llvm::Value * fv, EmitExpr(f));
+    llvm::BasicBlock* else_end = b_.GetInsertBlock();
+    b_.CreateBr(merge_bb);
+    b_.SetInsertPoint(merge_bb);
+    llvm::PHINode* phi = b_.CreatePHI(tv->getType(), 2);
+    phi->addIncoming(tv, then_end);
+    phi->addIncoming(fv, else_end);
+    return static_cast<llvm::Value*>(phi);
+  }
+
+  absl::StatusOr<llvm::Value*> EmitCast(llvm::Value* v, DType from, DType to) {
+    if (from == to) return v;
+    llvm::Type* f32 = b_.getFloatTy();
+    if (from == DType::kFloat16) {
+      // Every conversion from float16 goes through float32, which holds every float16 exactly.
+      return EmitCast(HalfToFloat(v), DType::kFloat32, to);
+    }
+    if (to == DType::kFloat16) {
+      ASSIGN_OR_RETURN(llvm::Value * f, EmitCast(v, from, DType::kFloat32));
+      return FloatToHalf(f);
+    }
+    if (from == DType::kFloat32) {
+      if (to == DType::kBool) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(f32, 0.0));
+      // Truncation toward zero, saturating; NaN gives 0 (as the reference's SetDouble does).
+      llvm::Type* it = ValueType(to);
+      return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {it, f32}, {v});
+    }
+    if (from == DType::kBool) {
+      if (to == DType::kFloat32) return b_.CreateUIToFP(v, f32);
+      return b_.CreateZExt(v, ValueType(to));
+    }
+    // From an integer.
+    if (to == DType::kFloat32) return b_.CreateSIToFP(v, f32);
+    if (to == DType::kBool) return b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+    return b_.CreateSExtOrTrunc(v, ValueType(to));
+  }
+
+  llvm::Value* CallLibm(const char* name, llvm::Value* x) {
+    llvm::Type* f32 = b_.getFloatTy();
+    llvm::FunctionCallee callee =
+        module_->getOrInsertFunction(name, llvm::FunctionType::get(f32, {f32}, false));
+    if (auto* fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+      fn->addFnAttr(llvm::Attribute::NoUnwind);
+      fn->addFnAttr(llvm::Attribute::ReadNone);
+      fn->addFnAttr(llvm::Attribute::WillReturn);
+    }
+    return b_.CreateCall(callee, {x});
+  }
+
+  absl::StatusOr<llvm::Value*> EmitCall(const PrimExpr& e) {
+    const std::string& name = e->name();
+    if (!tir::IsKnownIntrinsic(name, static_cast<int>(e->operands().size()))) {
+      return Error(absl::StrCat("unknown intrinsic '", name, "'"));
+    }
+    std::vector<llvm::Value*> args;
+    for (const PrimExpr& o : e->operands()) {
+      ASSIGN_OR_RETURN(llvm::Value * v, EmitExpr(o));
+      args.push_back(v);
+    }
+    llvm::Type* f32 = b_.getFloatTy();
+    llvm::Value* one = llvm::ConstantFP::get(f32, 1.0);
+    auto unary = [&](llvm::Intrinsic::ID id) { return b_.CreateUnaryIntrinsic(id, args[0]); };
+    if (name == "exp") return unary(llvm::Intrinsic::exp);
+    if (name == "log") return unary(llvm::Intrinsic::log);
+    if (name == "sqrt") return unary(llvm::Intrinsic::sqrt);
+    if (name == "fabs") return unary(llvm::Intrinsic::fabs);
+    if (name == "floor") return unary(llvm::Intrinsic::floor);
+    if (name == "ceil") return unary(llvm::Intrinsic::ceil);
+    if (name == "round") return unary(llvm::Intrinsic::round);
+    if (name == "nearbyint") return unary(llvm::Intrinsic::nearbyint);
+    if (name == "pow") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, args[0], args[1]);
+    if (name == "tanh") return CallLibm("tanhf", args[0]);
+    if (name == "erf") return CallLibm("erff", args[0]);
+    if (name == "sigmoid") {
+      llvm::Value* e_neg = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(args[0]));
+      return b_.CreateFDiv(one, b_.CreateFAdd(one, e_neg));
+    }
+    // rsqrt
+    return b_.CreateFDiv(one, unary(llvm::Intrinsic::sqrt));
+  }
+
+  absl::StatusOr<llvm::Value*> EmitLoad(const PrimExpr& e) {
+    ASSIGN_OR_RETURN(llvm::Value * base, BufferPointer(e->buffer()));
+    ASSIGN_OR_RETURN(llvm::Value * index, EmitExpr(e->operands()[0]));
+    const DType t = e->buffer()->dtype();
+    llvm::Type* mt = MemoryType(t);
+    llvm::Value* addr = b_.CreateInBoundsGEP(mt, base, index);
+    llvm::LoadInst* load = b_.CreateAlignedLoad(mt, addr, llvm::Align(ir::DTypeBytes(t)));
+    AnnotateAccess(load, e->buffer().get());
+    if (t == DType::kBool) return b_.CreateICmpNE(load, b_.getInt8(0));
+    return static_cast<llvm::Value*>(load);
+  }
+
+  // ---- Statements.
+
+  absl::Status EmitStmt(const Stmt& s) {
+    if (s == nullptr) return absl::OkStatus();
+    switch (s->kind()) {
+      case StmtKind::kSeq:
+        for (const Stmt& c : s->seq()) RETURN_IF_ERROR(EmitStmt(c));
+        return absl::OkStatus();
+      case StmtKind::kStore:
+        return EmitStore(s);
+      case StmtKind::kFor:
+        return EmitFor(s);
+      case StmtKind::kAllocate:
+        return EmitAllocate(s);
+      case StmtKind::kIfThenElse:
+        return EmitIfThenElse(s);
+      case StmtKind::kLetStmt: {
+        ASSIGN_OR_RETURN(llvm::Value * v, EmitExpr(s->value()));
+        std::optional<Range> range;
+        if (ir::IsInt(s->value()->dtype())) range = RangeOf(s->value());
+        ScopedBinding bind(this, s->loop_var().get(), v, range);
+        return EmitStmt(s->body());
+      }
+    }
+    return Error("unknown statement kind");
+  }
+
+  absl::Status EmitStore(const Stmt& s) {
+    ASSIGN_OR_RETURN(llvm::Value * base, BufferPointer(s->buffer()));
+    ASSIGN_OR_RETURN(llvm::Value * index, EmitExpr(s->index()));
+    ASSIGN_OR_RETURN(llvm::Value * value, EmitExpr(s->value()));
+    const DType t = s->buffer()->dtype();
+    llvm::Type* mt = MemoryType(t);
+    if (t == DType::kBool) value = b_.CreateZExt(value, mt);
+    llvm::Value* addr = b_.CreateInBoundsGEP(mt, base, index);
+    llvm::StoreInst* store = b_.CreateAlignedStore(value, addr, llvm::Align(ir::DTypeBytes(t)));
+    AnnotateAccess(store, s->buffer().get());
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitIfThenElse(const Stmt& s) {
+    ASSIGN_OR_RETURN(llvm::Value * cond, EmitExpr(s->condition()));
+    llvm::Function* fn = state_.fn;
+    llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "if.then", fn);
+    llvm::BasicBlock* else_bb =
+        s->else_body() != nullptr ? llvm::BasicBlock::Create(ctx_, "if.else", fn) : nullptr;
+    llvm::BasicBlock* end_bb = llvm::BasicBlock::Create(ctx_, "if.end", fn);
+    b_.CreateCondBr(cond, then_bb, else_bb != nullptr ? else_bb : end_bb);
+    b_.SetInsertPoint(then_bb);
+    RETURN_IF_ERROR(EmitStmt(s->body()));
+    b_.CreateBr(end_bb);
+    if (else_bb != nullptr) {
+      b_.SetInsertPoint(else_bb);
+      RETURN_IF_ERROR(EmitStmt(s->else_body()));
+      b_.CreateBr(end_bb);
+    }
+    b_.SetInsertPoint(end_bb);
+    return absl::OkStatus();
+  }
+
+  // Leaves the current function after a failure: frees the live heap buffers, then returns -1
+  // (the kernel) or records the failure in the status slot and returns (a parallel body).
+  void EmitFailureExit() {
+    for (auto it = state_.live_heap.rbegin(); it != state_.live_heap.rend(); ++it) {
+      b_.CreateCall(RuntimeFree(), {*it});
+    }
+    if (!state_.parallel_body) {
+      b_.CreateRet(b_.getInt32(-1));
+      return;
+    }
+    llvm::StoreInst* st = b_.CreateAlignedStore(b_.getInt32(1), state_.status_slot, llvm::Align(4));
+    st->setAtomic(llvm::AtomicOrdering::Monotonic);
+    b_.CreateRetVoid();
+  }
+
+  llvm::FunctionCallee RuntimeAlloc() {
+    return module_->getOrInsertFunction(
+        "RelayAlignedAlloc", llvm::FunctionType::get(b_.getInt8PtrTy(), {b_.getInt64Ty()}, false));
+  }
+  llvm::FunctionCallee RuntimeFree() {
+    return module_->getOrInsertFunction(
+        "RelayAlignedFree", llvm::FunctionType::get(b_.getVoidTy(), {b_.getInt8PtrTy()}, false));
+  }
+
+  absl::Status EmitAllocate(const Stmt& s) {
+    const Buffer& buffer = s->buffer();
+    if (buffer->scope() != BufferNode::Scope::kLocal) {
+      return Error(absl::StrCat("allocate of non-local buffer '", buffer->name(), "'"));
+    }
+    llvm::Type* mt = MemoryType(buffer->dtype());
+    const int64_t bytes = BufferBytes(*buffer);
+    alloc_group_depth_[buffer.get()] = state_.access_groups.size();
+    if (bytes <= kMaxStackBytes) {
+      llvm::AllocaInst* a =
+          CreateEntryAlloca(llvm::ArrayType::get(mt, static_cast<uint64_t>(buffer->NumElements())),
+                            kBufferAlign, buffer->name());
+      buffers_[buffer.get()] = b_.CreateBitCast(a, mt->getPointerTo());
+      RETURN_IF_ERROR(EmitStmt(s->body()));
+      buffers_.erase(buffer.get());
+      return absl::OkStatus();
+    }
+    llvm::Value* raw = b_.CreateCall(RuntimeAlloc(), {b_.getInt64(static_cast<uint64_t>(bytes))});
+    llvm::BasicBlock* fail_bb = llvm::BasicBlock::Create(ctx_, "alloc.fail", state_.fn);
+    llvm::BasicBlock* ok_bb = llvm::BasicBlock::Create(ctx_, "alloc.ok", state_.fn);
+    llvm::MDBuilder md(ctx_);
+    b_.CreateCondBr(b_.CreateIsNull(raw), fail_bb, ok_bb, md.createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(fail_bb);
+    EmitFailureExit();
+    b_.SetInsertPoint(ok_bb);
+    llvm::Value* typed = b_.CreateBitCast(raw, mt->getPointerTo());
+    b_.CreateAlignmentAssumption(module_->getDataLayout(), typed, kBufferAlign);
+    buffers_[buffer.get()] = typed;
+    state_.live_heap.push_back(raw);
+    RETURN_IF_ERROR(EmitStmt(s->body()));
+    state_.live_heap.pop_back();
+    buffers_.erase(buffer.get());
+    b_.CreateCall(RuntimeFree(), {raw});
+    return absl::OkStatus();
+  }
+
+  // A self-referencing llvm.loop node with `properties`.
+  llvm::MDNode* LoopMetadata(const std::vector<llvm::Metadata*>& properties) {
+    std::vector<llvm::Metadata*> ops = {nullptr};
+    ops.insert(ops.end(), properties.begin(), properties.end());
+    llvm::MDNode* loop_id = llvm::MDNode::getDistinct(ctx_, ops);
+    loop_id->replaceOperandWith(0, loop_id);
+    return loop_id;
+  }
+
+  llvm::Metadata* LoopProperty(const char* name, llvm::Metadata* value = nullptr) {
+    std::vector<llvm::Metadata*> ops = {llvm::MDString::get(ctx_, name)};
+    if (value != nullptr) ops.push_back(value);
+    return llvm::MDNode::get(ctx_, ops);
+  }
+
+  llvm::Metadata* ConstMd(llvm::Type* type, int64_t v) {
+    return llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(type, v));
+  }
+
+  // for (i = begin; i < end; ++i) body(i), with `loop_md` on the back edge.
+  absl::Status EmitLoop(llvm::Value* begin, llvm::Value* end,
+                        const std::function<absl::Status(llvm::Value*)>& body,
+                        llvm::MDNode* loop_md) {
+    llvm::Function* fn = state_.fn;
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "for.header", fn);
+    llvm::BasicBlock* body_bb = llvm::BasicBlock::Create(ctx_, "for.body", fn);
+    llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "for.end", fn);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode* i = b_.CreatePHI(begin->getType(), 2, "i");
+    i->addIncoming(begin, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(i, end), body_bb, exit);
+    b_.SetInsertPoint(body_bb);
+    RETURN_IF_ERROR(body(i));
+    llvm::Value* next = b_.CreateNSWAdd(i, llvm::ConstantInt::get(i->getType(), 1));
+    llvm::BranchInst* back = b_.CreateBr(header);
+    if (loop_md != nullptr) back->setMetadata(llvm::LLVMContext::MD_loop, loop_md);
+    i->addIncoming(next, b_.GetInsertBlock());
+    b_.SetInsertPoint(exit);
+    return absl::OkStatus();
+  }
+
+  std::optional<Range> LoopVarRange(const Stmt& s) const {
+    std::optional<Range> min = RangeOf(s->min());
+    std::optional<Range> extent = RangeOf(s->extent());
+    if (!min || !extent || extent->hi < 1) return std::nullopt;
+    Range r{min->lo, 0};
+    if (__builtin_add_overflow(min->hi, extent->hi - 1, &r.hi)) return std::nullopt;
+    return r;
+  }
+
+  absl::Status EmitFor(const Stmt& s) {
+    const PrimExpr& var = s->loop_var();
+    if (s->min()->dtype() != var->dtype() || s->extent()->dtype() != var->dtype() ||
+        !ir::IsInt(var->dtype())) {
+      return Error(absl::StrCat("loop '", var->name(), "' has non-integer or mismatched bounds"));
+    }
+    ASSIGN_OR_RETURN(llvm::Value * min, EmitExpr(s->min()));
+    ASSIGN_OR_RETURN(llvm::Value * extent, EmitExpr(s->extent()));
+    const std::optional<Range> range = LoopVarRange(s);
+    if (s->for_kind() == ForKind::kParallel && !state_.parallel_body) {
+      return EmitParallelFor(s, min, extent, range);
+    }
+    llvm::MDNode* loop_md = nullptr;
+    llvm::MDNode* group = nullptr;
+    if (s->for_kind() == ForKind::kUnrolled) {
+      loop_md = LoopMetadata({LoopProperty("llvm.loop.unroll.full")});
+    } else if (s->for_kind() == ForKind::kVectorized) {
+      group = llvm::MDNode::getDistinct(ctx_, {});
+      loop_md =
+          LoopMetadata({LoopProperty("llvm.loop.vectorize.enable", ConstMd(b_.getInt1Ty(), 1)),
+                        LoopProperty("llvm.loop.vectorize.width",
+                                     ConstMd(b_.getInt32Ty(), std::max(1, target_.vector_lanes()))),
+                        LoopProperty("llvm.loop.parallel_accesses", group)});
+    }
+    llvm::Value* end = b_.CreateAdd(min, extent);
+    if (group != nullptr) state_.access_groups.push_back(group);
+    absl::Status status = EmitLoop(
+        min, end,
+        [&](llvm::Value* i) {
+          ScopedBinding bind(this, var.get(), i, range);
+          return EmitStmt(s->body());
+        },
+        loop_md);
+    if (group != nullptr) state_.access_groups.pop_back();
+    return status;
+  }
+
+  // The variables and buffers bound outside `body` that it uses, in first-use order.
+  void CollectCaptures(const Stmt& body, std::vector<const ExprNode*>* vars,
+                       std::vector<const BufferNode*>* buffers) {
+    std::unordered_set<const void*> seen;
+    auto use_buffer = [&](const BufferNode* b) {
+      if (buffers_.count(b) != 0 && seen.insert(b).second) buffers->push_back(b);
+    };
+    VisitStmt(
+        body,
+        [&](const Stmt& s) {
+          if (s->kind() == StmtKind::kStore) use_buffer(s->buffer().get());
+        },
+        [&](const PrimExpr& e) {
+          if (e->kind() == ExprKind::kVar && vars_.count(e.get()) != 0 &&
+              seen.insert(e.get()).second) {
+            vars->push_back(e.get());
+          }
+          if (e->kind() == ExprKind::kLoad) use_buffer(e->buffer().get());
+        });
+  }
+
+  // Note on parallel loops: the body is outlined into
+  //   void <name>_parallel_<n>(int64_t begin, int64_t end, void* closure)
+  // which unpacks the closure {min, captured variables, buffer pointers, status slot} and runs
+  // iterations [begin, end) of the loop with loop_var = min + i. The caller fills the closure on
+  // its stack and calls RelayParallelFor(extent, body, &closure), which returns when all chunks
+  // are done. If the body can fail (heap allocation), failures land in a status slot that the
+  // caller checks afterwards.
+  absl::Status EmitParallelFor(const Stmt& s, llvm::Value* min, llvm::Value* extent,
+                               std::optional<Range> range) {
+    std::vector<const ExprNode*> cap_vars;
+    std::vector<const BufferNode*> cap_buffers;
+    CollectCaptures(s->body(), &cap_vars, &cap_buffers);
+    bool can_fail = false;
+    VisitStmt(
+        s->body(), [&](const Stmt& x) { can_fail = can_fail || IsHeapAllocate(x); },
+        [](const PrimExpr&) {});
+
+    std::vector<llvm::Type*> fields = {min->getType()};
+    std::vector<llvm::Value*> values = {min};
+    for (const ExprNode* v : cap_vars) {
+      fields.push_back(vars_[v]->getType());
+      values.push_back(vars_[v]);
+    }
+    for (const BufferNode* b : cap_buffers) {
+      fields.push_back(buffers_[b]->getType());
+      values.push_back(buffers_[b]);
+    }
+    llvm::Value* status_slot = nullptr;
+    if (can_fail) {
+      status_slot = CreateEntryAlloca(b_.getInt32Ty(), 4, "parallel.status");
+      fields.push_back(status_slot->getType());
+      values.push_back(status_slot);
+      b_.CreateAlignedStore(b_.getInt32(0), status_slot, llvm::Align(4));
+    }
+    llvm::StructType* closure_type = llvm::StructType::get(ctx_, fields);
+    llvm::AllocaInst* closure = CreateEntryAlloca(closure_type, 8, "closure");
+    for (size_t i = 0; i < values.size(); ++i) {
+      b_.CreateStore(values[i], b_.CreateStructGEP(closure_type, closure, i));
+    }
+
+    llvm::Type* i64 = b_.getInt64Ty();
+    llvm::FunctionType* body_type =
+        llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, b_.getInt8PtrTy()}, false);
+    llvm::Function* body_fn = llvm::Function::Create(
+        body_type, llvm::Function::InternalLinkage,
+        absl::StrCat(func_.name, "_parallel_", num_parallel_++), module_.get());
+    SetFunctionAttributes(body_fn);
+    body_fn->addParamAttr(2, llvm::Attribute::NoCapture);
+
+    // Emit the body function with its own environment.
+    FunctionState saved_state = std::move(state_);
+    auto saved_vars = std::move(vars_);
+    auto saved_buffers = std::move(buffers_);
+    llvm::IRBuilderBase::InsertPoint saved_ip = b_.saveIP();
+    state_ = FunctionState();
+    vars_.clear();
+    buffers_.clear();
+    state_.fn = body_fn;
+    state_.parallel_body = true;
+    state_.entry = llvm::BasicBlock::Create(ctx_, "entry", body_fn);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "body", body_fn));
+    llvm::Value* typed = b_.CreateBitCast(body_fn->getArg(2), closure_type->getPointerTo());
+    auto field = [&](size_t i) {
+      return b_.CreateLoad(fields[i], b_.CreateStructGEP(closure_type, typed, i));
+    };
+    llvm::Value* inner_min = field(0);
+    size_t next = 1;
+    for (const ExprNode* v : cap_vars) vars_[v] = field(next++);
+    for (const BufferNode* b : cap_buffers) {
+      llvm::Value* p = field(next++);
+      b_.CreateAlignmentAssumption(module_->getDataLayout(), p, kBufferAlign);
+      buffers_[b] = p;
+    }
+    if (can_fail) state_.status_slot = field(next++);
+    absl::Status status = EmitLoop(
+        body_fn->getArg(0), body_fn->getArg(1),
+        [&](llvm::Value* i) {
+          ScopedBinding bind(this, s->loop_var().get(), b_.CreateAdd(inner_min, i), range);
+          return EmitStmt(s->body());
+        },
+        nullptr);
+    if (status.ok()) {
+      b_.CreateRetVoid();
+      FinishEntryBlock();
+    }
+    state_ = std::move(saved_state);
+    vars_ = std::move(saved_vars);
+    buffers_ = std::move(saved_buffers);
+    b_.restoreIP(saved_ip);
+    RETURN_IF_ERROR(status);
+
+    llvm::FunctionCallee parallel_for = module_->getOrInsertFunction(
+        "RelayParallelFor",
+        llvm::FunctionType::get(b_.getVoidTy(), {i64, body_type->getPointerTo(), b_.getInt8PtrTy()},
+                                false));
+    b_.CreateCall(parallel_for, {b_.CreateSExtOrTrunc(extent, i64), body_fn,
+                                 b_.CreateBitCast(closure, b_.getInt8PtrTy())});
+    if (can_fail) {
+      llvm::Value* failed = b_.CreateICmpNE(
+          b_.CreateAlignedLoad(b_.getInt32Ty(), status_slot, llvm::Align(4)), b_.getInt32(0));
+      llvm::BasicBlock* fail_bb = llvm::BasicBlock::Create(ctx_, "parallel.fail", state_.fn);
+      llvm::BasicBlock* ok_bb = llvm::BasicBlock::Create(ctx_, "parallel.ok", state_.fn);
+      llvm::MDBuilder md(ctx_);
+      b_.CreateCondBr(failed, fail_bb, ok_bb, md.createBranchWeights(1, 1 << 20));
+      b_.SetInsertPoint(fail_bb);
+      EmitFailureExit();
+      b_.SetInsertPoint(ok_bb);
+    }
+    return absl::OkStatus();
+  }
+
+  const tir::PrimFunc& func_;
+  const Target& target_;
+  llvm::LLVMContext& ctx_;
+  llvm::TargetMachine& tm_;
+  llvm::IRBuilder<> b_;
+  std::unique_ptr<llvm::Module> module_;
+  bool native_f16_ = false;
+  FunctionState state_;
+  int num_parallel_ = 0;
+  // Lookup only (never iterated), so pointer keys do not make the output depend on addresses.
+  std::unordered_map<const ExprNode*, llvm::Value*> vars_;
+  std::unordered_map<const ExprNode*, Range> ranges_;
+  std::unordered_map<const BufferNode*, llvm::Value*> buffers_;
+  std::vector<const BufferNode*> all_buffers_;
+  std::unordered_map<const BufferNode*, std::pair<llvm::MDNode*, llvm::MDNode*>> alias_;
+  std::unordered_map<const BufferNode*, size_t> alloc_group_depth_;
+};
+
+absl::Status OptimizeWith(llvm::Module& module, llvm::TargetMachine& tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  tuning.LoopUnrolling = true;
+  tuning.LoopInterleaving = true;
+  llvm::PassBuilder pb(&tm, tuning);
+  llvm::TargetLibraryInfoImpl tlii(llvm::Triple(module.getTargetTriple()));
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(module, mam);
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (llvm::verifyModule(module, &os)) {
+    os.flush();
+    return absl::InternalError(
+        absl::StrCat("module ", module.getName().str(), ": invalid after optimisation: ", message));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> EmitMachineCode(llvm::Module& module, llvm::TargetMachine& tm,
+                                            llvm::CodeGenFileType type) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, type)) {
+    return absl::InternalError("LLVM cannot emit this file type for the target");
+  }
+  pm.run(module);
+  return std::string(buffer.data(), buffer.size());
+}
+
+// Emits and optimises `func` into a fresh module of `context`, with the target machine used.
+absl::StatusOr<std::unique_ptr<llvm::Module>> EmitOptimized(const tir::PrimFunc& func,
+                                                            const Target& target,
+                                                            llvm::LLVMContext& context,
+                                                            llvm::TargetMachine& tm) {
+  CodeGen cg(func, target, context, tm);
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> module, cg.Run());
+  RETURN_IF_ERROR(OptimizeWith(*module, tm));
+  return module;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<llvm::Module>> EmitLLVM(const tir::PrimFunc& func,
+                                                       const Target& target,
+                                                       llvm::LLVMContext& context) {
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, CreateTargetMachine(target));
+  CodeGen cg(func, target, context, *tm);
+  return cg.Run();
+}
+
+absl::Status OptimizeModule(llvm::Module& module, const Target& target) {
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, CreateTargetMachine(target));
+  return OptimizeWith(module, *tm);
+}
+
+absl::StatusOr<std::string> CompileToObject(const tir::PrimFunc& func, const Target& target) {
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, CreateTargetMachine(target));
+  llvm::LLVMContext context;
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> module, EmitOptimized(func, target, context, *tm));
+  return EmitMachineCode(*module, *tm, llvm::CGFT_ObjectFile);
+}
+
+absl::StatusOr<std::string> EmitLLVMText(const tir::PrimFunc& func, const Target& target,
+                                         bool optimize) {
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, CreateTargetMachine(target));
+  llvm::LLVMContext context;
+  CodeGen cg(func, target, context, *tm);
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> module, cg.Run());
+  if (optimize) RETURN_IF_ERROR(OptimizeWith(*module, *tm));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, nullptr);
+  os.flush();
+  return text;
+}
+
+absl::StatusOr<std::string> EmitAssembly(const tir::PrimFunc& func, const Target& target) {
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, CreateTargetMachine(target));
+  llvm::LLVMContext context;
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> module, EmitOptimized(func, target, context, *tm));
+  return EmitMachineCode(*module, *tm, llvm::CGFT_AssemblyFile);
+}
+
+std::string LlvmVersion() { return LLVM_VERSION_STRING; }
+
+}  // namespace relay::codegen

@@ -1,0 +1,82 @@
+// Code generation for CPU targets: loop IR (tir::PrimFunc) -> LLVM IR -> optimised -> ELF object.
+//
+// The emitted module exports exactly one function, the kernel, with the calling convention of
+// runtime/relay_runtime.h:
+//
+//   int32_t <func.name>(void* const* args);   // args: inputs, then outputs; 0 on success
+//
+// Everything else in the module is internal. How the loop IR maps to LLVM:
+//
+//   - buffers: parameters are 64-byte aligned and never alias each other where one is written
+//     (noalias, plus alias-scope metadata per buffer on every access, which survives outlining);
+//     bool is stored as one byte; float16 is stored as 16 bits and converted by explicit casts
+//     (F16C instructions when the target has them, integer bit manipulation otherwise, so that
+//     no compiler-runtime helper is ever needed at link time);
+//   - Allocate: an alloca in the function's entry block up to 64 KiB, RelayAlignedAlloc /
+//     RelayAlignedFree above (a failed allocation frees what is live and returns -1);
+//   - loops: kSerial plain; kUnrolled with llvm.loop.unroll.full; kVectorized with
+//     llvm.loop.vectorize.enable, width = the target's float32 lanes, and parallel-access
+//     metadata (the loop IR guarantees no loop-carried dependence); kParallel outlined into an
+//     internal `void body(int64_t begin, int64_t end, void* closure)` called through
+//     RelayParallelFor (a parallel loop inside a parallel loop's body runs serially, as the
+//     runtime would run it anyway);
+//   - arithmetic is strict IEEE (no fast-math); integer division truncates, floordiv/floormod
+//     round toward negative infinity; an integer division by zero gives 0 rather than a trap;
+//     float min/max propagate NaN (numpy's maximum/minimum); float -> int casts truncate and
+//     saturate (NaN gives 0); float comparisons are ordered except != (NaN != x is true);
+//   - kSelect evaluates both values, except that a value reading memory the analysis cannot
+//     prove in bounds is only read when selected (padding reads at index -1 never happen);
+//   - intrinsics: exp/log/sqrt/fabs/floor/ceil/round/nearbyint/pow as LLVM intrinsics,
+//     tanh/erf as calls of libm's tanhf/erff, sigmoid = 1/(1+exp(-x)), rsqrt = 1/sqrt(x).
+//
+// Output is deterministic: the same PrimFunc and Target give byte-identical objects on every
+// machine, whatever the working directory, TMPDIR or time (module identifier and source file
+// name are the function name; no debug info, no producer string).
+#ifndef RULES_RELAY_LOWERING_CODEGEN_LLVM_CODEGEN_LLVM_H_
+#define RULES_RELAY_LOWERING_CODEGEN_LLVM_CODEGEN_LLVM_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "lowering/target/target.h"
+#include "lowering/tir/stmt.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace relay::codegen {
+
+// Emits the (unoptimised) LLVM module of `func` for `target` into `context`. The module's
+// triple, data layout and function attributes (target-cpu, target-features) are set.
+// Errors: InvalidArgument for malformed loop IR (a variable or buffer used outside its scope,
+// a tensor-expression node left in the body, a non-int64 loop bound) naming the function;
+// InvalidArgument for an unsupported target (see CreateTargetMachine).
+absl::StatusOr<std::unique_ptr<llvm::Module>> EmitLLVM(const tir::PrimFunc& func,
+                                                       const Target& target,
+                                                       llvm::LLVMContext& context);
+
+// Runs LLVM's -O3 pipeline (new pass manager) for `target` over `module`.
+absl::Status OptimizeModule(llvm::Module& module, const Target& target);
+
+// EmitLLVM + OptimizeModule + object emission: the bytes of an ELF relocatable object that
+// defines the kernel symbol `func.name`.
+absl::StatusOr<std::string> CompileToObject(const tir::PrimFunc& func, const Target& target);
+
+// For debugging (`relayc llvm`, tests): the module as LLVM assembly text, after the -O3 pipeline
+// when `optimize` is true.
+absl::StatusOr<std::string> EmitLLVMText(const tir::PrimFunc& func, const Target& target,
+                                         bool optimize = true);
+
+// For debugging: the optimised kernel as target assembly (AT&T syntax).
+absl::StatusOr<std::string> EmitAssembly(const tir::PrimFunc& func, const Target& target);
+
+// The LLVM release this code generator was built with ("14.0.6"): part of a compiled kernel's
+// metadata, so a cache entry says which code generator made it.
+std::string LlvmVersion();
+
+}  // namespace relay::codegen
+
+#endif  // RULES_RELAY_LOWERING_CODEGEN_LLVM_CODEGEN_LLVM_H_
