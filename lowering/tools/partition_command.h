@@ -39,6 +39,14 @@ absl::Status PartitionCommand(const PartitionRequest& request);
 // relayc kernels: the model's kernels as a table (id, fused ops, calls, output shapes, flops).
 absl::Status KernelsCommand(const PartitionRequest& request);
 
+// relayc manifest DIR: rewrites DIR/kernels.bzl, `KERNELS = {id: "fused ops, output shape"}`
+// for every kernel file in DIR (checking that each hashes to its name). BUILD files load it so
+// progress messages can say what a kernel is without reading it.
+absl::Status ManifestCommand(const std::string& dir);
+
+// "nn.conv2d+nn.bias_add+nn.relu, 1x64x56x56": what a kernel computes, for people.
+absl::StatusOr<std::string> KernelSummary(const std::string& text, const std::string& source);
+
 // Splits an overflow file (or any concatenation of kernel files) into kernel texts, checking
 // each starts with the kernel header. Returns them with their ids.
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SplitKernelFile(

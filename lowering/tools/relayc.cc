@@ -10,6 +10,7 @@
 //   relayc partition MODEL --kernel_dir DIR [--write_kernels] [--out_dir OUT] [--name NAME]
 //                                       kernels + graph + params (partition_command.h)
 //   relayc kernels MODEL                the model's kernels as a table
+//   relayc manifest DIR                 DIR/kernels.bzl: summaries of a kernel library
 // check and interpret also take an .onnx model (with --input-shape), or Relay text with
 // --params W.safetensors.
 //
@@ -93,6 +94,7 @@ Commands:
       --out_dir OUT, --name NAME  where the outputs go and what they are called
       --dump_ir_after PASS|all, --time_passes   look inside the pipeline (stderr)
   kernels MODEL     print the model's kernels: id, calls, output shape, flops, fused ops
+  manifest DIR      rewrite DIR/kernels.bzl: each kernel file's fused ops and output shape
   help              print this message
 
 check and interpret also accept an .onnx FILE, imported on the fly, and Relay text with its
@@ -124,6 +126,7 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
        {"input_shape", "params", "kernel_dir", "write_kernels", "out_dir", "name", "dump_ir_after",
         "time_passes"}},
       {"kernels", {"input_shape", "params", "dump_ir_after", "time_passes"}},
+      {"manifest", {}},
       {"help", {}},
   };
   return *flags;
@@ -421,6 +424,8 @@ int Main(int argc, char** argv) {
     request.dump_ir_after = absl::GetFlag(FLAGS_dump_ir_after);
     request.time_passes = absl::GetFlag(FLAGS_time_passes);
     status = cl.command == "partition" ? PartitionCommand(request) : KernelsCommand(request);
+  } else if (cl.command == "manifest") {
+    status = ManifestCommand(path);
   } else {
     status = Interpret(path, cl.inputs, cl.input_shapes);
   }
