@@ -1,0 +1,80 @@
+// relayc assemble: turns a partitioned model (graph + weights) and its compiled kernels'
+// metadata into a C++ library: NAME.h (the API), NAME.cc (the ahead-of-time executor: a static
+// memory plan and the kernel calls in order) and NAME_params.o (the weights as a read-only
+// global). Together with the kernel objects and //runtime they make the model's cc_library.
+//
+// The executor that NAME.cc defines:
+//   - allocates one 64-byte aligned block per model object, laid out at assemble time as
+//     [arena | input 0 | input 1 ... | output 0 | ...]: the arena holds every temporary, shared
+//     by liveness (memory_plan.h); inputs and outputs have buffers of their own;
+//   - points weight arguments into NAME_params at offsets fixed here (each tensor 64-byte
+//     aligned);
+//   - builds every call's argument array once, at construction, and Run() calls the kernels in
+//     graph order, stopping at the first non-zero return code;
+//   - copies, at the end of Run(), the outputs that no kernel writes in place (a model output
+//     that is an input, a weight, or the same buffer as an earlier output).
+// The generated text and object bytes are a function of the inputs only (deterministic).
+#ifndef RULES_RELAY_LOWERING_ASSEMBLE_ASSEMBLE_H_
+#define RULES_RELAY_LOWERING_ASSEMBLE_ASSEMBLE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "lowering/assemble/kernel_meta.h"
+#include "lowering/assemble/memory_plan.h"
+#include "lowering/passes/model.h"
+#include "lowering/passes/partition.h"
+
+namespace relay::assemble {
+
+struct AssembleInputs {
+  passes::Graph graph;                        // NAME.graph.json
+  std::map<std::string, KernelMeta> kernels;  // by kernel id: each called kernel's K.json
+  passes::ParamMap params;                    // NAME.params: at least the graph's weights
+};
+
+// Reads what relayc assemble is given: the graph file, the weights file (safetensors) and the
+// kernels' metadata files. A metadata file's kernel id is its file name without directory and
+// ".json" (k_<id>.json); two files for one id are InvalidArgument. Nothing is cross-checked here
+// (Assemble does that).
+absl::StatusOr<AssembleInputs> LoadAssembleInputs(
+    const std::string& graph_path, const std::string& params_path,
+    const std::vector<std::string>& kernel_meta_paths);
+
+// Checks the graph on its own: buffer ids are 0..N-1 in order; inputs are input buffers; every
+// call reads buffers already written (inputs, weights, earlier outputs) and writes temporaries
+// nobody wrote before; every temporary is written; there is at least one output and each is
+// written. InvalidArgument naming the call or buffer otherwise.
+absl::Status ValidateGraph(const passes::Graph& graph);
+
+// The generated files, in memory.
+struct AssembledModel {
+  std::string header;         // NAME.h
+  std::string source;         // NAME.cc
+  std::string params_object;  // NAME_params.o
+  MemoryPlan plan;            // the arena plan NAME.cc uses
+  int64_t memory_bytes = 0;   // per model object: arena + inputs + outputs
+  int64_t params_bytes = 0;   // the size of NAME_params
+};
+
+// Generates the three files for the model `name`, which must be a C identifier and not a C or
+// C++ keyword (it names a class, functions and the NAME_params symbol). Errors (nothing is
+// generated): InvalidArgument for a bad name, an invalid graph (ValidateGraph), a call whose
+// arguments disagree with the kernel's metadata in number, order, shape or dtype, or a weight
+// missing from `params` or of another shape or dtype; NotFound for a called kernel without
+// metadata.
+absl::StatusOr<AssembledModel> Generate(const AssembleInputs& inputs, const std::string& name);
+
+// Generate(), then writes OUT_DIR/NAME.h, OUT_DIR/NAME.cc and OUT_DIR/NAME_params.o, each
+// atomically (a temporary file renamed into place), only after all three are generated, so an
+// error never leaves a partial file. Creates `out_dir` if needed.
+absl::Status Assemble(const AssembleInputs& inputs, const std::string& out_dir,
+                      const std::string& name);
+
+}  // namespace relay::assemble
+
+#endif  // RULES_RELAY_LOWERING_ASSEMBLE_ASSEMBLE_H_

@@ -1,0 +1,104 @@
+#include "lowering/assemble/kernel_meta.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "lowering/io/file.h"
+#include "lowering/support/status_macros.h"
+#include "nlohmann/json.hpp"
+
+namespace relay::assemble {
+
+using json = nlohmann::json;
+
+int KernelMeta::num_inputs() const {
+  int n = 0;
+  for (const KernelArg& a : args) n += a.kind == KernelArg::Kind::kInput ? 1 : 0;
+  return n;
+}
+
+int KernelMeta::num_outputs() const { return static_cast<int>(args.size()) - num_inputs(); }
+
+bool IsCIdentifier(const std::string& s) {
+  if (s.empty()) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    const bool digit = c >= '0' && c <= '9';
+    if (!alpha && !(digit && i > 0)) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<KernelMeta> ParseKernelMeta(const std::string& text,
+                                           const std::string& source_name) {
+  auto fail = [&](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat(source_name, ": error: ", what));
+  };
+  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return fail("not a JSON object");
+  KernelMeta meta;
+  if (!doc.contains("symbol") || !doc["symbol"].is_string()) {
+    return fail("missing string 'symbol'");
+  }
+  meta.symbol = doc["symbol"].get<std::string>();
+  if (!IsCIdentifier(meta.symbol)) {
+    return fail(absl::StrCat("symbol '", meta.symbol, "' is not a C identifier"));
+  }
+  if (!doc.contains("args") || !doc["args"].is_array()) return fail("missing array 'args'");
+  for (const json& ja : doc["args"]) {
+    const std::string where = absl::StrCat("argument ", meta.args.size());
+    if (!ja.is_object()) return fail(absl::StrCat(where, " is not an object"));
+    KernelArg arg;
+    if (!ja.contains("shape") || !ja["shape"].is_array()) {
+      return fail(absl::StrCat(where, ": missing array 'shape'"));
+    }
+    for (const json& d : ja["shape"]) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) {
+        return fail(absl::StrCat(where, ": shape must hold non-negative integers"));
+      }
+      arg.shape.push_back(d.get<int64_t>());
+    }
+    if (!ja.contains("dtype") || !ja["dtype"].is_string()) {
+      return fail(absl::StrCat(where, ": missing string 'dtype'"));
+    }
+    const std::string dtype = ja["dtype"].get<std::string>();
+    std::optional<ir::DType> parsed = ir::ParseDType(dtype);
+    if (!parsed) return fail(absl::StrCat(where, ": unknown dtype '", dtype, "'"));
+    arg.dtype = *parsed;
+    const std::string kind = ja.contains("kind") && ja["kind"].is_string()
+                                 ? ja["kind"].get<std::string>()
+                                 : std::string();
+    if (kind == "input") {
+      arg.kind = KernelArg::Kind::kInput;
+    } else if (kind == "output") {
+      arg.kind = KernelArg::Kind::kOutput;
+    } else {
+      return fail(absl::StrCat(where, ": 'kind' must be \"input\" or \"output\""));
+    }
+    if (arg.kind == KernelArg::Kind::kInput && !meta.args.empty() &&
+        meta.args.back().kind == KernelArg::Kind::kOutput) {
+      return fail(absl::StrCat(where, ": an input after an output (inputs come first)"));
+    }
+    meta.args.push_back(std::move(arg));
+  }
+  if (meta.num_outputs() == 0) return fail("the kernel has no output argument");
+  return meta;
+}
+
+absl::StatusOr<KernelMeta> ReadKernelMeta(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
+  return ParseKernelMeta(text, path);
+}
+
+std::string KernelMetaToJson(const KernelMeta& meta) {
+  json args = json::array();
+  for (const KernelArg& a : meta.args) {
+    args.push_back({{"shape", a.shape},
+                    {"dtype", ir::DTypeName(a.dtype)},
+                    {"kind", a.kind == KernelArg::Kind::kInput ? "input" : "output"}});
+  }
+  json doc = {{"symbol", meta.symbol}, {"args", std::move(args)}};
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace relay::assemble

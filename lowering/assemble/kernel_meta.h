@@ -1,0 +1,55 @@
+// Kernel metadata: what `relayc compile` says about a compiled kernel in K.json, and what
+// `relayc assemble` needs to call it: its symbol and the shape, dtype and role of each argument.
+//
+//   {"symbol": "k_3fa9c0d1e2b4a5968776",
+//    "args": [{"shape": [1, 3, 32, 32], "dtype": "float32", "kind": "input"},
+//             {"shape": [1, 16, 32, 32], "dtype": "float32", "kind": "output"}],
+//    ...}
+//
+// Other keys (flops, target, ...) are the compiler's business and ignored here.
+#ifndef RULES_RELAY_LOWERING_ASSEMBLE_KERNEL_META_H_
+#define RULES_RELAY_LOWERING_ASSEMBLE_KERNEL_META_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "lowering/ir/dtype.h"
+#include "lowering/ir/type.h"
+
+namespace relay::assemble {
+
+// One argument of a kernel, in calling order (relay_runtime.h: inputs first, then outputs).
+struct KernelArg {
+  enum class Kind { kInput, kOutput };
+  Kind kind = Kind::kInput;
+  ir::Shape shape;
+  ir::DType dtype = ir::DType::kFloat32;
+};
+
+struct KernelMeta {
+  std::string symbol;  // the C symbol of `int32_t symbol(void* const* args)`
+  std::vector<KernelArg> args;
+
+  int num_inputs() const;
+  int num_outputs() const;
+};
+
+// Parses K.json text. InvalidArgument, prefixed with `source_name`, for malformed JSON, a
+// missing or non-identifier symbol, a malformed argument (shape of non-negative integers, a
+// dtype of ir::ParseDType, kind "input" or "output"), an input after an output, or no output.
+absl::StatusOr<KernelMeta> ParseKernelMeta(const std::string& text, const std::string& source_name);
+
+// Reads and parses the K.json file at `path` (errors name the path; a missing file is NotFound).
+absl::StatusOr<KernelMeta> ReadKernelMeta(const std::string& path);
+
+// Serialises `meta` as ParseKernelMeta reads it (sorted keys, two-space indentation, trailing
+// newline): for tests, and for tools that write metadata.
+std::string KernelMetaToJson(const KernelMeta& meta);
+
+// True if `s` is a C identifier ([A-Za-z_][A-Za-z0-9_]*).
+bool IsCIdentifier(const std::string& s);
+
+}  // namespace relay::assemble
+
+#endif  // RULES_RELAY_LOWERING_ASSEMBLE_KERNEL_META_H_
