@@ -2,6 +2,7 @@
 #ifndef RULES_RELAY_LOWERING_TE_LOWER_TO_TE_H_
 #define RULES_RELAY_LOWERING_TE_LOWER_TO_TE_H_
 
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -19,6 +20,10 @@ struct LoweredKernel {
 // op call in its body. Unimplemented for an op without a compute, InvalidArgument for
 // tuple-typed parameters.
 absl::StatusOr<LoweredKernel> LowerToTE(const ir::FunctionNode& fn);
+
+// The kernel's computes as text, what `relayc te` prints: a line for each parameter no output
+// reads, then PrintCompute(outputs). Errors as LowerToTE's.
+absl::StatusOr<std::string> PrintKernelCompute(const ir::FunctionNode& fn);
 
 }  // namespace relay::te
 
