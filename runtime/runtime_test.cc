@@ -1,7 +1,9 @@
 // Tests of the C ABI (relay_runtime.h): the global pool's thread count from RELAY_NUM_THREADS,
 // RelaySetNumThreads, parallel loops through the C entry point, aligned allocation and the
 // per-thread last error; and of relay::TensorView.
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -133,6 +135,40 @@ TEST_F(EnvTest, ParallelForThroughTheCApi) {
       }
     }
   }
+}
+
+// After fork() only the forking thread exists in the child: the child's loops must not wait for
+// the parent's workers.
+TEST_F(EnvTest, ParallelForWorksInAForkedChild) {
+  RelaySetNumThreads(4);
+  std::atomic<int64_t> sum{0};
+  auto body = [](int64_t begin, int64_t end, void* c) {
+    for (int64_t i = begin; i < end; ++i) static_cast<std::atomic<int64_t>*>(c)->fetch_add(i);
+  };
+  RelayParallelFor(100, body, &sum);  // the parent's pool exists and has run
+  ASSERT_EQ(sum.load(), 4950);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::atomic<int64_t> child_sum{0};
+    for (int i = 0; i < 100; ++i) RelayParallelFor(100, body, &child_sum);
+    _exit(child_sum.load() == 495000 && RelayGetNumThreads() == 4 ? 0 : 1);
+  }
+  // Wait with a deadline: a child stuck waiting for workers it does not have would hang.
+  int status = 0;
+  pid_t done = 0;
+  for (int ms = 0; ms < 20000 && done == 0; ms += 10) {
+    done = waitpid(child, &status, WNOHANG);
+    if (done == 0) usleep(10000);
+  }
+  if (done == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "the forked child hung in RelayParallelFor";
+  }
+  ASSERT_EQ(done, child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child crashed";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(CApi, ParallelForWithNullBodySetsAnError) {

@@ -100,7 +100,9 @@ class ThreadPool {
 };
 
 // The process-wide pool behind the C API, created on first use with DefaultNumThreads() threads
-// and never destroyed (workers may still sleep in it at exit, which is harmless).
+// and never destroyed (workers may still sleep in it at exit, which is harmless). In a child
+// process made by fork(), the first use creates a new pool (the parent's workers do not exist
+// there), with as many threads as the parent's pool had.
 ThreadPool& GlobalThreadPool();
 
 }  // namespace relay::runtime
