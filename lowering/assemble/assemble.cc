@@ -843,11 +843,16 @@ absl::StatusOr<AssembleInputs> LoadAssembleInputs(
   ASSIGN_OR_RETURN(in.graph, passes::GraphFromJson(graph_text, graph_path));
   ASSIGN_OR_RETURN(in.params, io::ReadSafetensors(params_path));
   for (const std::string& path : kernel_meta_paths) {
-    ASSIGN_OR_RETURN(KernelMeta meta, ReadKernelMeta(path));
-    const std::string id = Stem(path);
-    if (!in.kernels.emplace(id, std::move(meta)).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": a second metadata file for kernel ", id));
+    ASSIGN_OR_RETURN(std::vector<KernelMeta> metas, ReadKernelMetaFile(path));
+    const bool single = metas.size() == 1;
+    for (KernelMeta& meta : metas) {
+      std::string id = meta.kernel;
+      if (id.empty()) id = single ? Stem(path) : meta.symbol;
+      auto [it, inserted] = in.kernels.emplace(id, meta);
+      if (!inserted && KernelMetaToJson(it->second) != KernelMetaToJson(meta)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ": different metadata for kernel ", id, " in another file"));
+      }
     }
   }
   return in;

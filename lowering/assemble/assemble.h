@@ -38,9 +38,12 @@ struct AssembleInputs {
 };
 
 // Reads what relayc assemble is given: the graph file, the weights file (safetensors) and the
-// kernels' metadata files. A metadata file's kernel id is its file name without directory and
-// ".json" (k_<id>.json); two files for one id are InvalidArgument. Nothing is cross-checked here
-// (Assemble does that).
+// kernels' metadata files (kernel_meta.h: one kernel per file, or an array of them). A kernel's
+// id is its "kernel" key; without one, the symbol for an array element, and the file name
+// without directory and ".json" (k_<id>.json) for a single kernel. Metadata may cover kernels
+// the graph does not call (a kernel library shared by several models). Two different metadata
+// for one id are InvalidArgument (identical ones are fine). Nothing is cross-checked with the
+// graph here (Generate does that).
 absl::StatusOr<AssembleInputs> LoadAssembleInputs(
     const std::string& graph_path, const std::string& params_path,
     const std::vector<std::string>& kernel_meta_paths);

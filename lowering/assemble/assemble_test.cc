@@ -276,6 +276,29 @@ TEST(KernelMeta, ParsesAndRoundTrips) {
   EXPECT_EQ(KernelMetaToJson(*again), json);
 }
 
+TEST(KernelMeta, FilesHoldOneKernelOrAnArray) {
+  const std::string one = R"({"symbol": "k_a", "kernel": "k_a", "args": [
+      {"shape": [1], "dtype": "float32", "kind": "output"}]})";
+  absl::StatusOr<std::vector<KernelMeta>> single = ParseKernelMetaFile(one, "a.json");
+  ASSERT_TRUE(single.ok()) << single.status();
+  ASSERT_EQ(single->size(), 1u);
+  EXPECT_EQ((*single)[0].kernel, "k_a");
+  absl::StatusOr<std::vector<KernelMeta>> many =
+      ParseKernelMetaFile("[" + one + ", " + one + "]", "o.json");
+  ASSERT_TRUE(many.ok()) << many.status();
+  EXPECT_EQ(many->size(), 2u);
+  absl::StatusOr<std::vector<KernelMeta>> none = ParseKernelMetaFile("[]", "o.json");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  absl::StatusOr<std::vector<KernelMeta>> bad =
+      ParseKernelMetaFile("[" + one + R"(, {"symbol": "k_b", "args": []}])", "o.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("o.json: error: kernel #1: the kernel has no output argument"));
+  EXPECT_FALSE(ParseKernelMetaFile("3", "o.json").ok());
+  EXPECT_FALSE(ParseKernelMetaFile(R"({"symbol": "k", "kernel": 3, "args": []})", "o.json").ok());
+}
+
 TEST(KernelMeta, RejectsMalformedMetadata) {
   auto error = [](const std::string& text) {
     absl::StatusOr<KernelMeta> meta = ParseKernelMeta(text, "k.json");
@@ -358,17 +381,50 @@ TEST(LoadAssembleInputs, ReadsWhatRelaycWrites) {
   EXPECT_EQ(from_files->source, from_memory->source);
   EXPECT_EQ(from_files->params_object, from_memory->params_object);
 
-  // The same kernel twice is an error; a missing file names its path.
+  // The same metadata twice is fine; different metadata for one id is an error.
   metas.push_back(metas.front());
+  EXPECT_TRUE(LoadAssembleInputs(dir + "/tiny.graph.json", dir + "/tiny.params", metas).ok());
+  KernelMeta other = tiny.kernels.at(kAdd);
+  other.args[0].shape = {6};
+  other.kernel = kAdd;
+  ASSERT_TRUE(io::WriteFileAtomically(dir + "/other.json", KernelMetaToJson(other)).ok());
+  metas.push_back(dir + "/other.json");
   absl::StatusOr<AssembleInputs> twice =
       LoadAssembleInputs(dir + "/tiny.graph.json", dir + "/tiny.params", metas);
   ASSERT_FALSE(twice.ok());
   EXPECT_THAT(std::string(twice.status().message()),
-              HasSubstr("a second metadata file for kernel k_0123456789abcdef0001"));
+              HasSubstr("other.json: different metadata for kernel k_0123456789abcdef0001"));
   absl::StatusOr<AssembleInputs> missing =
       LoadAssembleInputs(dir + "/tiny.graph.json", dir + "/nope.params", {});
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+}
+
+// An overflow compile's metadata: an array of kernels, each named by its "kernel" key (or its
+// symbol), in a file whose name is not a kernel id; an empty array adds nothing.
+TEST(LoadAssembleInputs, ArraysOfKernelsAndIdsFromTheKernelKey) {
+  const std::string dir = TempDir() + "/assemble_load_array";
+  ASSERT_TRUE(io::MakeDirectories(dir).ok());
+  const AssembleInputs tiny = Tiny();
+  ASSERT_TRUE(
+      io::WriteFileAtomically(dir + "/tiny.graph.json", passes::GraphToJson(tiny.graph, {})).ok());
+  ASSERT_TRUE(io::WriteSafetensors(dir + "/tiny.params", tiny.params).ok());
+  KernelMeta add = tiny.kernels.at(kAdd);
+  add.kernel = kAdd;
+  KernelMeta relu = tiny.kernels.at(kRelu);  // no "kernel" key: the symbol names it
+  ASSERT_TRUE(
+      io::WriteFileAtomically(dir + "/tiny_overflow.json",
+                              "[" + KernelMetaToJson(add) + "," + KernelMetaToJson(relu) + "]")
+          .ok());
+  ASSERT_TRUE(io::WriteFileAtomically(dir + "/empty_overflow.json", "[]\n").ok());
+  absl::StatusOr<AssembleInputs> loaded =
+      LoadAssembleInputs(dir + "/tiny.graph.json", dir + "/tiny.params",
+                         {dir + "/tiny_overflow.json", dir + "/empty_overflow.json"});
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->kernels.size(), 2u);
+  EXPECT_EQ(loaded->kernels.count(kAdd), 1u);
+  EXPECT_EQ(loaded->kernels.count(kRelu), 1u);
+  EXPECT_TRUE(Generate(*loaded, "tiny").ok());
 }
 
 }  // namespace

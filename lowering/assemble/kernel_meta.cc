@@ -29,14 +29,18 @@ bool IsCIdentifier(const std::string& s) {
   return true;
 }
 
-absl::StatusOr<KernelMeta> ParseKernelMeta(const std::string& text,
-                                           const std::string& source_name) {
+namespace {
+
+absl::StatusOr<KernelMeta> FromJson(const json& doc, const std::string& prefix) {
   auto fail = [&](const std::string& what) {
-    return absl::InvalidArgumentError(absl::StrCat(source_name, ": error: ", what));
+    return absl::InvalidArgumentError(absl::StrCat(prefix, what));
   };
-  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) return fail("not a JSON object");
+  if (!doc.is_object()) return fail("not a JSON object");
   KernelMeta meta;
+  if (doc.contains("kernel")) {
+    if (!doc["kernel"].is_string()) return fail("'kernel' is not a string");
+    meta.kernel = doc["kernel"].get<std::string>();
+  }
   if (!doc.contains("symbol") || !doc["symbol"].is_string()) {
     return fail("missing string 'symbol'");
   }
@@ -85,9 +89,42 @@ absl::StatusOr<KernelMeta> ParseKernelMeta(const std::string& text,
   return meta;
 }
 
-absl::StatusOr<KernelMeta> ReadKernelMeta(const std::string& path) {
+}  // namespace
+
+absl::StatusOr<KernelMeta> ParseKernelMeta(const std::string& text,
+                                           const std::string& source_name) {
+  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    return absl::InvalidArgumentError(absl::StrCat(source_name, ": error: not a JSON object"));
+  }
+  return FromJson(doc, absl::StrCat(source_name, ": error: "));
+}
+
+absl::StatusOr<std::vector<KernelMeta>> ParseKernelMetaFile(const std::string& text,
+                                                            const std::string& source_name) {
+  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !(doc.is_object() || doc.is_array())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source_name, ": error: not a JSON object or array"));
+  }
+  std::vector<KernelMeta> metas;
+  if (doc.is_object()) {
+    ASSIGN_OR_RETURN(KernelMeta meta, FromJson(doc, absl::StrCat(source_name, ": error: ")));
+    metas.push_back(std::move(meta));
+    return metas;
+  }
+  for (const json& element : doc) {
+    ASSIGN_OR_RETURN(
+        KernelMeta meta,
+        FromJson(element, absl::StrCat(source_name, ": error: kernel #", metas.size(), ": ")));
+    metas.push_back(std::move(meta));
+  }
+  return metas;
+}
+
+absl::StatusOr<std::vector<KernelMeta>> ReadKernelMetaFile(const std::string& path) {
   ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
-  return ParseKernelMeta(text, path);
+  return ParseKernelMetaFile(text, path);
 }
 
 std::string KernelMetaToJson(const KernelMeta& meta) {
@@ -98,6 +135,7 @@ std::string KernelMetaToJson(const KernelMeta& meta) {
                     {"kind", a.kind == KernelArg::Kind::kInput ? "input" : "output"}});
   }
   json doc = {{"symbol", meta.symbol}, {"args", std::move(args)}};
+  if (!meta.kernel.empty()) doc["kernel"] = meta.kernel;
   return doc.dump(2) + "\n";
 }
 

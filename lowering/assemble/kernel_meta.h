@@ -1,12 +1,14 @@
 // Kernel metadata: what `relayc compile` says about a compiled kernel in K.json, and what
 // `relayc assemble` needs to call it: its symbol and the shape, dtype and role of each argument.
 //
-//   {"symbol": "k_3fa9c0d1e2b4a5968776",
+//   {"symbol": "k_3fa9c0d1e2b4a5968776", "kernel": "k_3fa9c0d1e2b4a5968776",
 //    "args": [{"shape": [1, 3, 32, 32], "dtype": "float32", "kind": "input"},
 //             {"shape": [1, 16, 32, 32], "dtype": "float32", "kind": "output"}],
 //    ...}
 //
-// Other keys (flops, target, ...) are the compiler's business and ignored here.
+// Other keys (flops, target, ...) are the compiler's business and ignored here. A metadata file
+// holds one such object, or a JSON array of them (an overflow compile: several kernels in one
+// object file; [] when there are none).
 #ifndef RULES_RELAY_LOWERING_ASSEMBLE_KERNEL_META_H_
 #define RULES_RELAY_LOWERING_ASSEMBLE_KERNEL_META_H_
 
@@ -28,6 +30,7 @@ struct KernelArg {
 };
 
 struct KernelMeta {
+  std::string kernel;  // the kernel id ("kernel"; "" when the file does not say)
   std::string symbol;  // the C symbol of `int32_t symbol(void* const* args)`
   std::vector<KernelArg> args;
 
@@ -40,8 +43,14 @@ struct KernelMeta {
 // dtype of ir::ParseDType, kind "input" or "output"), an input after an output, or no output.
 absl::StatusOr<KernelMeta> ParseKernelMeta(const std::string& text, const std::string& source_name);
 
-// Reads and parses the K.json file at `path` (errors name the path; a missing file is NotFound).
-absl::StatusOr<KernelMeta> ReadKernelMeta(const std::string& path);
+// Parses a metadata file: one object (ParseKernelMeta) or an array of them; errors in an array
+// name the element ("kernel #2: ...").
+absl::StatusOr<std::vector<KernelMeta>> ParseKernelMetaFile(const std::string& text,
+                                                            const std::string& source_name);
+
+// Reads and parses the metadata file at `path` (ParseKernelMetaFile; errors name the path, a
+// missing file is NotFound).
+absl::StatusOr<std::vector<KernelMeta>> ReadKernelMetaFile(const std::string& path);
 
 // Serialises `meta` as ParseKernelMeta reads it (sorted keys, two-space indentation, trailing
 // newline): for tests, and for tools that write metadata.
