@@ -66,10 +66,11 @@ struct AssembledModel {
 
 // Generates the three files for the model `name`, which must be a C identifier and not a C or
 // C++ keyword (it names a class, functions and the NAME_params symbol). Errors (nothing is
-// generated): InvalidArgument for a bad name, an invalid graph (ValidateGraph), a call whose
-// arguments disagree with the kernel's metadata in number, order, shape or dtype, or a weight
-// missing from `params` or of another shape or dtype; NotFound for a called kernel without
-// metadata.
+// generated): InvalidArgument for a bad name, an invalid graph (ValidateGraph), a buffer over
+// 2^50 bytes, a call whose arguments disagree with the kernel's metadata in number, order, shape
+// or dtype, or a weight of another shape or dtype than its buffer; NotFound for a called kernel
+// without metadata or a weight missing from `params`. Weights in `params` that the graph does
+// not use are left out of NAME_params.
 absl::StatusOr<AssembledModel> Generate(const AssembleInputs& inputs, const std::string& name);
 
 // Generate(), then writes OUT_DIR/NAME.h, OUT_DIR/NAME.cc and OUT_DIR/NAME_params.o, each
