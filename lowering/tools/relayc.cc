@@ -35,6 +35,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "lowering/assemble/assemble.h"
 #include "lowering/interp/interpreter.h"
 #include "lowering/interp/value.h"
 #include "lowering/io/file.h"
@@ -59,8 +60,8 @@ ABSL_FLAG(std::string, output, "", "import: the Relay text file to write (defaul
 ABSL_FLAG(std::string, kernel_dir, "",
           "partition: the kernel library's folder; interpret: where a .graph.json's kernels are");
 ABSL_FLAG(bool, write_kernels, false, "partition: write missing kernels into --kernel_dir");
-ABSL_FLAG(std::string, out_dir, "", "partition: where NAME.graph.json etc. go (default: .)");
-ABSL_FLAG(std::string, name, "", "partition: the model's NAME (default: the file's stem)");
+ABSL_FLAG(std::string, out_dir, "", "partition/assemble: where the outputs go (default: .)");
+ABSL_FLAG(std::string, name, "", "partition/assemble: the model's NAME (default: the file's stem)");
 ABSL_FLAG(std::string, overflow, "",
           "interpret: a .graph.json's overflow kernels (NAME.overflow.relay)");
 ABSL_FLAG(std::string, dump_ir_after, "",
@@ -95,6 +96,9 @@ Commands:
       --dump_ir_after PASS|all, --time_passes   look inside the pipeline (stderr)
   kernels MODEL     print the model's kernels: id, calls, output shape, flops, fused ops
   manifest DIR      rewrite DIR/kernels.bzl: each kernel file's fused ops and output shape
+  assemble NAME.graph.json --params NAME.params --kernel_meta K.json ... [--out_dir OUT]
+                    [--name NAME]: the model's C++ library: OUT/NAME.h, NAME.cc (the executor
+                    with its static memory plan) and NAME_params.o (the weights)
   help              print this message
 
 check and interpret also accept an .onnx FILE, imported on the fly, and Relay text with its
@@ -127,6 +131,7 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
         "time_passes"}},
       {"kernels", {"input_shape", "params", "dump_ir_after", "time_passes"}},
       {"manifest", {}},
+      {"assemble", {"params", "out_dir", "name", "kernel_meta"}},
       {"help", {}},
   };
   return *flags;
@@ -142,6 +147,7 @@ struct CommandLine {
   std::vector<std::string> absl_args;     // argv for absl::ParseCommandLine, flags normalised.
   std::vector<std::string> inputs;        // Every --input value, in order.
   std::vector<std::string> input_shapes;  // Every --input-shape value, in order.
+  std::vector<std::string> kernel_metas;  // Every --kernel_meta value, in order.
   std::string command;                    // The first positional argument, or empty.
 };
 
@@ -202,6 +208,10 @@ CommandLine ScanCommandLine(int argc, char** argv) {
     }
     if (base == "input_shape") {
       cl.input_shapes.push_back(value);
+      continue;
+    }
+    if (base == "kernel_meta") {
+      cl.kernel_metas.push_back(value);
       continue;
     }
     if (takes_value || eq != std::string::npos) {
@@ -387,6 +397,23 @@ absl::Status Interpret(const std::string& path, const std::vector<std::string>& 
   return absl::OkStatus();
 }
 
+// The file name of `path` up to its first dot: "out/resnet.graph.json" -> "resnet".
+std::string ModelName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  return base.substr(0, base.find('.'));
+}
+
+absl::Status AssembleCommand(const std::string& graph, const std::string& params,
+                             const std::vector<std::string>& metas, const std::string& out_dir,
+                             const std::string& name) {
+  if (params.empty()) return absl::InvalidArgumentError("assemble needs --params NAME.params");
+  ASSIGN_OR_RETURN(assemble::AssembleInputs inputs,
+                   assemble::LoadAssembleInputs(graph, params, metas));
+  return assemble::Assemble(inputs, out_dir.empty() ? "." : out_dir,
+                            name.empty() ? ModelName(graph) : name);
+}
+
 int Main(int argc, char** argv) {
   CommandLine cl = ScanCommandLine(argc, argv);
   if (cl.command.empty()) UsageError("no command given");
@@ -426,6 +453,9 @@ int Main(int argc, char** argv) {
     status = cl.command == "partition" ? PartitionCommand(request) : KernelsCommand(request);
   } else if (cl.command == "manifest") {
     status = ManifestCommand(path);
+  } else if (cl.command == "assemble") {
+    status = AssembleCommand(path, absl::GetFlag(FLAGS_params), cl.kernel_metas,
+                             absl::GetFlag(FLAGS_out_dir), absl::GetFlag(FLAGS_name));
   } else {
     status = Interpret(path, cl.inputs, cl.input_shapes);
   }
