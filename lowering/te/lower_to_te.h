@@ -17,8 +17,14 @@ struct LoweredKernel {
 };
 
 // Builds the compute of a typed function (InferTypes has run) from the topi compute of each
-// op call in its body. Unimplemented for an op without a compute, InvalidArgument for
-// tuple-typed parameters.
+// op call in its body. Shared nodes are lowered once; tuples, projections and lets are
+// resolved; a tuple feeding concatenate gives its fields as separate inputs; one-element
+// constants become tir constants inside the bodies that read them. Every output is a compute
+// of its own (a parameter or a tensor returned twice is copied) and compute names are unique
+// within the kernel (conv2d, conv2d_1, ... in the order of the body). Errors:
+// FailedPrecondition for an untyped function, InvalidArgument for tuple-typed parameters,
+// Unimplemented for an op without a compute, a call of a function or a larger constant, and
+// the op's own errors (topi::ComputeOp) prefixed with the call's line:col.
 absl::StatusOr<LoweredKernel> LowerToTE(const ir::FunctionNode& fn);
 
 // The kernel's computes as text, what `relayc te` prints: a line for each parameter no output

@@ -69,7 +69,9 @@ class OperationNode : public tir::Producer {
 Tensor Placeholder(const std::string& name, std::vector<int64_t> shape, ir::DType dtype);
 
 // A compute of `shape`; `fbody` receives one int64 axis variable per dimension (named i0, i1,
-// ... or from `axis_names`) and returns the body, whose dtype becomes the tensor's.
+// ... or from `axis_names`) and returns the body, whose dtype becomes the tensor's. The
+// tensors the body reads are recorded as inputs(). A reduction anywhere but at the root of the
+// body is a bug in the caller (CHECK).
 Tensor Compute(const std::string& name, std::vector<int64_t> shape,
                const std::function<PrimExpr(const std::vector<PrimExpr>&)>& fbody,
                const std::string& tag, ir::OpPattern pattern,
@@ -80,6 +82,9 @@ PrimExpr Read(const Tensor& t, std::vector<PrimExpr> indices);
 
 // A fresh reduction variable over [0, extent).
 IterVar ReduceAxis(int64_t extent, const std::string& name);
+// Reductions of `source` over `axes`, to be used as a whole compute body. The source must be
+// float32 or an integer (the combiners are arithmetic, which the loop IR rejects on bool and
+// float16: convert first); anything else is a bug in the caller (CHECK).
 PrimExpr Sum(PrimExpr source, std::vector<IterVar> axes);
 PrimExpr MaxReduce(PrimExpr source, std::vector<IterVar> axes);
 PrimExpr MinReduce(PrimExpr source, std::vector<IterVar> axes);
@@ -88,11 +93,16 @@ PrimExpr MinReduce(PrimExpr source, std::vector<IterVar> axes);
 // deterministic (depth-first in input order).
 std::vector<Tensor> PostOrderOps(const std::vector<Tensor>& outputs);
 
-// Readable text of the computes, one per line:
+// Readable text of the computes, one line per operation in PostOrderOps order, then the
+// outputs:
 //   placeholder p0: Tensor[(1, 3, 8, 8), float32]
-//   compute pad[i0, i1, i2, i3] = select(..., p0[...], 0f)   // nn.conv2d, injective
-//   compute conv2d[n, c, h, w] = sum(pad[n, rc, h + ry, w + rx] * p1[c, rc, ry, rx],
-//                                    axis=[rc:3, ry:3, rx:3])  // nn.conv2d, out-elemwise-fusable
+//   compute pad[i0, i1, i2, i3]: Tensor[(1, 3, 10, 10), float32] = select(..., p0[...], 0f)
+//       // nn.conv2d, injective
+//   placeholder p1: Tensor[(4, 3, 3, 3), float32]
+//   compute conv2d[n, c, h, w]: Tensor[(1, 4, 8, 8), float32] = sum((pad[n, rc, (h + ry),
+//       (w + rx)]*p1[c, rc, ry, rx]), axis=[rc:3, ry:3, rx:3])  // nn.conv2d, out-elemwise-fusable
+//   output conv2d
+// (each compute on one line: name, axes, type, body, then its tag and pattern).
 std::string PrintCompute(const std::vector<Tensor>& outputs);
 
 }  // namespace relay::te

@@ -675,6 +675,11 @@ Result Resize2D(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<T
     return absl::InvalidArgumentError(
         absl::StrCat("cannot resize the empty image of ", ir::ShapeToString(ds)));
   }
+  if (size[0] == 0 || size[1] == 0) {
+    // An empty output samples nothing (and its coordinate fractions would divide by zero).
+    return std::vector<Tensor>{
+        Fill("resize2d", {ds[0], ds[1], size[0], size[1]}, out_dtype, 0, op.name, op.pattern)};
+  }
   const double alpha = attrs.GetFloat("cubic_alpha");
   const bool exclude = attrs.GetInt("cubic_exclude") != 0;
   return std::vector<Tensor>{te::Compute(

@@ -96,6 +96,31 @@ TEST(TopiTest, ComputeErrorsTheRelationAccepts) {
   EXPECT_THAT(out.status().message(), HasSubstr("take: cannot take from an axis of extent 0"));
 }
 
+// Tensors with a zero extent lower (nothing is read from an empty tensor) and compute what the
+// interpreter computes.
+TEST(TopiTest, EmptyTensors) {
+  const ir::Module m = testing::TypedModule(R"(#[version = "0.0.5"]
+def @add(%x: Tensor[(0, 3), float32], %y: Tensor[(3), float32]) { add(%x, %y) }
+def @conv(%x: Tensor[(0, 2, 4, 4), float32], %w: Tensor[(3, 2, 3, 3), float32]) { nn.conv2d(%x, %w, padding=[1]) }
+def @conv_t(%x: Tensor[(1, 0, 4, 4), float32], %w: Tensor[(0, 2, 3, 3), float32]) { nn.conv2d_transpose(%x, %w, strides=[2, 2]) }
+def @softmax(%x: Tensor[(2, 0), float32]) { nn.softmax(%x) }
+def @sum(%x: Tensor[(2, 0, 3), int32]) { sum(%x, axis=[1]) }
+def @pad(%x: Tensor[(0, 3), float32]) { nn.pad(%x, 1f, pad_width=[[1, 1], [0, 1]]) }
+def @pad_edge(%x: Tensor[(0, 3), float32]) { nn.pad(%x, 1f, pad_width=[[0, 0], [1, 1]], pad_mode="edge") }
+def @concat(%x: Tensor[(2, 0), float32]) { concatenate((%x, %x), axis=1) }
+def @reshape(%x: Tensor[(0, 3), float32]) { reshape(%x, newshape=[3, 0], allowzero=True) }
+def @take(%x: Tensor[(0, 3), float32], %i: Tensor[(2, 0), int32]) { take(%x, %i, axis=0) }
+def @slice(%x: Tensor[(4, 3), float32]) { strided_slice(%x, begin=[3], end=[1]) }
+)");
+  for (const auto& [name, fn] : m.functions()) EXPECT_TRUE(testing::MatchesInterpreter(m, name));
+  // The interpreter refuses to resize to nothing; the compute is simply empty.
+  const ir::Module r = testing::TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 2, 4, 4), float32]) { image.resize2d(%x, size=[0, 3]) })");
+  absl::StatusOr<te::LoweredKernel> k = te::LowerToTE(*r.main());
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->outputs[0]->shape(), (ir::Shape{1, 2, 0, 3}));
+}
+
 TEST(TopiTest, Conv2DIsAPadAndASumOverChannelsAndTaps) {
   EXPECT_EQ(Printed(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) {
