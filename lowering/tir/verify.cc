@@ -184,6 +184,27 @@ class Verifier {
     });
   }
 
+  // `bound` intersected with the bound of `a` decomposed along the guards `order`, in turn.
+  Interval Tighten(Interval bound, const Affine& a, const std::vector<size_t>& order) const {
+    Affine rest = a;
+    Interval acc = Interval::Point(0);
+    for (size_t g : order) {
+      const Guard& guard = guards_[g];
+      if (guard.p.terms.empty()) continue;
+      const auto& lead = guard.p.terms.front();
+      const int64_t c = rest.Coef(lead.first);
+      if (c == 0 || c % lead.second != 0) continue;
+      const int64_t k = c / lead.second;
+      Affine next = rest;
+      for (const auto& t : guard.p.terms) next.Add(t.first, -k * t.second);
+      if (!next.ok) continue;
+      acc = AddIntervals(acc, Scale(guard.range, k));
+      rest = std::move(next);
+    }
+    Interval all = AddIntervals(acc, AffineBound(rest, ranges_));
+    return {std::max(bound.min, all.min), std::min(bound.max, all.max)};
+  }
+
   void CheckIndex(const Buffer& b, const PrimExpr& index, const char* what) {
     if (index->dtype() != DType::kInt64) {
       Fail(absl::StrCat(what, " ", b->name(), " with a non-int64 index"));
@@ -196,25 +217,14 @@ class Verifier {
     if (a.ok) {
       const Interval box = AffineBound(a, ranges_);
       bound = {std::max(bound.min, box.min), std::min(bound.max, box.max)};
-      // Each guard, and then all of them in turn, may tighten the bound (see the note above).
-      Affine rest = a;
-      Interval acc = Interval::Point(0);
-      for (const Guard& g : guards_) {
-        if (g.p.terms.empty()) continue;
-        const auto& lead = g.p.terms.front();
-        const int64_t c = rest.Coef(lead.first);
-        if (c == 0 || c % lead.second != 0) continue;
-        const int64_t k = c / lead.second;
-        Affine next = rest;
-        for (const auto& t : g.p.terms) next.Add(t.first, -k * t.second);
-        if (!next.ok) continue;
-        Interval single = AddIntervals(Scale(g.range, k), AffineBound(next, ranges_));
-        bound = {std::max(bound.min, single.min), std::min(bound.max, single.max)};
-        acc = AddIntervals(acc, Scale(g.range, k));
-        rest = std::move(next);
-      }
-      Interval all = AddIntervals(acc, AffineBound(rest, ranges_));
-      bound = {std::max(bound.min, all.min), std::min(bound.max, all.max)};
+      // Each guard alone, and the guards in turn both ways, may tighten the bound (see the
+      // note above).
+      for (size_t g = 0; g < guards_.size(); ++g) bound = Tighten(bound, a, {g});
+      std::vector<size_t> order(guards_.size());
+      for (size_t g = 0; g < order.size(); ++g) order[g] = g;
+      bound = Tighten(bound, a, order);
+      std::reverse(order.begin(), order.end());
+      bound = Tighten(bound, a, order);
     }
     if (bound.min >= 0 && bound.max < n) return;
     // Exact when affine under affine guards; otherwise only "outside on every iteration" is

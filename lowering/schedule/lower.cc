@@ -1,0 +1,675 @@
+// LowerSchedule: a schedule's stages as one loop-IR function (TVM's ScheduleOps + storage
+// flattening, for the primitives schedule.h has).
+//
+// Note on the algorithm. Four passes over the stages:
+//
+//   1. Classify: each stage is a placeholder (a parameter buffer), inlined, a root nest, or
+//      attached (compute_at) inside another stage's loop.
+//   2. Expand: every compute body with inlined producers substituted (recursively), so the
+//      remaining reads name only materialized tensors. Who reads what is taken from these
+//      expanded bodies.
+//   3. Lay out, consumers first: an attached stage's region is inferred from the reads of its
+//      consumers (bound.h) once those consumers have loop variables; then the stage's loops get
+//      extents (split/fuse relations applied to the root extents), fresh variables, values of
+//      the original axes in terms of the leaf variables, and guards:
+//
+//         split x -> (xo, xi) by f:   x = xo*f + xi,   guard x < extent  (tails only)
+//         fuse (x, y) -> z:           x = z / ey,      y = z % ey
+//         attached, region [o, o+e):  axis = o + x,    guards 0 <= o + x < shape
+//
+//      A guard sits inside the deepest leaf loop it depends on.
+//   4. Build, producers first: each root stage's nest; at each leaf loop, the stages attached
+//      there (in their own local buffers, allocated inside that loop); a reduction stores the
+//      combiner's identity right before its first reduction loop, in a copy of the spatial
+//      loops inside it, then accumulates:
+//
+//         for i:                          (spatial loops outside the reduction)
+//           for j': acc[i, j'] = 0        (init: copies of the spatial loops inside it)
+//           for k:
+//             for j: acc[i, j] = acc[i, j] + a[i, k] * b[k, j]
+//
+//      Reads of placeholders and root stages become loads with row-major indices; reads of an
+//      attached stage are relative to its region's origin. Intermediate root stages live in
+//      local buffers allocated around the root nests from their producer to their last
+//      reader. Outputs that are placeholders, or repeat an earlier output, are copied.
+//
+// The result is simplified (tir/simplify.h), which folds the index arithmetic back and drops
+// the guards and unit loops the ranges make useless.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lowering/schedule/bound.h"
+#include "lowering/schedule/expand.h"
+#include "lowering/schedule/loop_util.h"
+#include "lowering/schedule/schedule.h"
+#include "lowering/support/check.h"
+#include "lowering/support/status_macros.h"
+#include "lowering/tir/simplify.h"
+#include "lowering/tir/substitute.h"
+
+namespace relay::schedule {
+namespace {
+
+using tir::Buffer;
+using tir::BufferNode;
+using tir::ExprKind;
+using tir::ForKind;
+using tir::Interval;
+using tir::IntImm;
+using tir::PrimExpr;
+using tir::Stmt;
+using tir::VarMap;
+using tir::VarRanges;
+
+struct StageInfo {
+  enum class Kind { kPlaceholder, kInline, kRoot, kAttached };
+
+  const Stage* stage = nullptr;
+  const te::OperationNode* op = nullptr;
+  Kind kind = Kind::kRoot;
+  bool is_reduce = false;
+  PrimExpr expanded;  // compute body with inlined producers substituted
+
+  // Storage: a parameter, or a local buffer (the whole tensor, or an attached stage's region).
+  Buffer buffer;
+  bool is_output = false;
+  std::vector<PrimExpr> origin;  // per spatial axis: the first index stored
+  std::vector<int64_t> region;   // per spatial axis: how many indices are stored
+
+  // Attachment.
+  StageInfo* parent = nullptr;
+  int attach_pos = -1;
+  std::vector<std::vector<StageInfo*>> attached;  // per leaf position, in stage order
+
+  // Loops (once laid out), indexed by loop id except `guards` (by leaf position).
+  bool laid_out = false;
+  std::vector<int64_t> extent;
+  std::vector<PrimExpr> var;
+  std::vector<PrimExpr> value;
+  std::vector<std::vector<PrimExpr>> guards;
+  VarMap axis_map;  // compute axis and reduction variables -> values in leaf variables
+};
+
+ForKind KindOf(LoopAnnotation a) {
+  switch (a) {
+    case LoopAnnotation::kParallel:
+      return ForKind::kParallel;
+    case LoopAnnotation::kVectorize:
+      return ForKind::kVectorized;
+    case LoopAnnotation::kUnroll:
+      return ForKind::kUnrolled;
+    case LoopAnnotation::kNone:
+      break;
+  }
+  return ForKind::kSerial;
+}
+
+// Row-major flat index of `indices` into `shape`.
+PrimExpr Flat(const std::vector<PrimExpr>& indices, const std::vector<int64_t>& shape) {
+  PrimExpr flat = IntImm(0);
+  for (size_t d = 0; d < indices.size(); ++d) {
+    flat = flat * IntImm(shape[d]) + indices[d];
+  }
+  return flat;
+}
+
+PrimExpr Lt(PrimExpr a, PrimExpr b) { return tir::MakeBinary(ExprKind::kLT, a, b); }
+PrimExpr Ge(PrimExpr a, PrimExpr b) { return tir::MakeBinary(ExprKind::kGE, a, b); }
+
+Stmt WrapGuards(const std::vector<PrimExpr>& guards, Stmt body) {
+  for (auto it = guards.rbegin(); it != guards.rend(); ++it) body = tir::MakeIfThenElse(*it, body);
+  return body;
+}
+
+class Lowerer {
+ public:
+  Lowerer(const Schedule& schedule, const std::vector<te::Tensor>& args, std::string name)
+      : schedule_(schedule), args_(args), name_(std::move(name)) {}
+
+  absl::StatusOr<tir::PrimFunc> Run() {
+    RETURN_IF_ERROR(MakeParams());
+    RETURN_IF_ERROR(Classify());
+    Expand();
+    for (auto it = infos_.rbegin(); it != infos_.rend(); ++it) {
+      StageInfo* s = it->get();
+      if (s->kind == StageInfo::Kind::kRoot || s->kind == StageInfo::Kind::kAttached) {
+        RETURN_IF_ERROR(LayOut(s));
+      }
+    }
+    tir::PrimFunc func;
+    func.name = name_;
+    func.params = params_;
+    func.num_inputs = num_inputs_;
+    func.body = UniqueNames(tir::Simplify(BuildRoot()));
+    return func;
+  }
+
+ private:
+  StageInfo* Info(const tir::Producer* p) {
+    auto it = by_op_.find(p);
+    RELAY_CHECK(it != by_op_.end(), "read of an operation outside the schedule");
+    return it->second;
+  }
+
+  std::string Fresh(std::set<std::string>* used, const std::string& base) {
+    std::string name = base;
+    for (int k = 1; !used->insert(name).second; ++k) name = absl::StrCat(base, "_", k);
+    return name;
+  }
+
+  absl::Status MakeParams() {
+    const auto& outputs = schedule_.outputs();
+    if (args_.size() < outputs.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name_, ": ", args_.size(), " arguments for ", outputs.size(), " outputs"));
+    }
+    num_inputs_ = static_cast<int>(args_.size() - outputs.size());
+    for (size_t i = 0; i < args_.size(); ++i) {
+      const te::Tensor& t = args_[i];
+      const bool input = static_cast<int>(i) < num_inputs_;
+      if (input && t->kind() != te::OperationNode::Kind::kPlaceholder) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(name_, ": argument ", i, " (", t->name(), ") is not a placeholder"));
+      }
+      if (!input && t != outputs[i - static_cast<size_t>(num_inputs_)]) {
+        return absl::InvalidArgumentError(absl::StrCat(name_, ": argument ", i, " (", t->name(),
+                                                       ") is not the schedule's output ",
+                                                       i - static_cast<size_t>(num_inputs_)));
+      }
+      const std::string pname = input ? absl::StrCat("p", i) : absl::StrCat("out", i - num_inputs_);
+      buffer_names_.insert(pname);
+      params_.push_back(BufferNode::Make(pname, t->dtype(), t->shape(), BufferNode::Scope::kParam));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Classify() {
+    for (const auto& st : schedule_.stages()) {
+      auto info = std::make_unique<StageInfo>();
+      info->stage = st.get();
+      info->op = st->op().get();
+      by_op_[info->op] = info.get();
+      stage_of_[st.get()] = info.get();
+      infos_.push_back(std::move(info));
+    }
+    for (auto& holder : infos_) {
+      StageInfo* s = holder.get();
+      const te::OperationNode* op = s->op;
+      if (op->kind() == te::OperationNode::Kind::kPlaceholder) {
+        s->kind = StageInfo::Kind::kPlaceholder;
+        for (int i = 0; i < num_inputs_; ++i) {
+          if (args_[static_cast<size_t>(i)].get() == op)
+            s->buffer = params_[static_cast<size_t>(i)];
+        }
+        if (s->buffer == nullptr) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(name_, ": placeholder ", op->name(), " is not an argument"));
+        }
+        continue;
+      }
+      s->is_reduce = op->body()->kind() == ExprKind::kReduce;
+      for (size_t k = 0; k < schedule_.outputs().size(); ++k) {
+        if (schedule_.outputs()[k].get() != op) continue;
+        s->is_output = true;
+        s->buffer = params_[static_cast<size_t>(num_inputs_) + k];
+        break;
+      }
+      const Stage& st = *s->stage;
+      if (st.inlined()) {
+        if (s->is_output || s->is_reduce) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              name_, ": stage ", op->name(), " is inlined but is an output or a reduction"));
+        }
+        s->kind = StageInfo::Kind::kInline;
+        continue;
+      }
+      s->attached.resize(st.leaf_loops().size());
+      if (st.attach_stage() == nullptr) {
+        s->kind = StageInfo::Kind::kRoot;
+        continue;
+      }
+      if (s->is_output) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(name_, ": stage ", op->name(), " is an output and cannot be attached"));
+      }
+      s->kind = StageInfo::Kind::kAttached;
+    }
+    // Attachment points, now that every stage knows its kind.
+    for (auto& holder : infos_) {
+      StageInfo* s = holder.get();
+      if (s->kind != StageInfo::Kind::kAttached) continue;
+      auto it = stage_of_.find(s->stage->attach_stage());
+      StageInfo* parent = it == stage_of_.end() ? nullptr : it->second;
+      if (parent == nullptr ||
+          (parent->kind != StageInfo::Kind::kRoot && parent->kind != StageInfo::Kind::kAttached)) {
+        return absl::FailedPreconditionError(absl::StrCat(name_, ": stage ", s->op->name(),
+                                                          " is attached to a stage without loops"));
+      }
+      const auto& leaves = parent->stage->leaf_loops();
+      auto pos = std::find(leaves.begin(), leaves.end(), s->stage->attach_loop());
+      if (pos == leaves.end()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(name_, ": stage ", s->op->name(), " is attached at a loop of ",
+                         parent->op->name(), " that is no longer a leaf (split or fused since)"));
+      }
+      s->parent = parent;
+      s->attach_pos = static_cast<int>(pos - leaves.begin());
+      parent->attached[static_cast<size_t>(s->attach_pos)].push_back(s);
+    }
+    // Attachment chains end at a root (a cycle would never be built).
+    for (auto& holder : infos_) {
+      int steps = 0;
+      for (StageInfo* a = holder.get(); a->parent != nullptr; a = a->parent) {
+        if (++steps > static_cast<int>(infos_.size())) {
+          return absl::FailedPreconditionError(
+              absl::StrCat(name_, ": stage ", holder->op->name(), " is attached in a cycle"));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  void Expand() {
+    InlineExpander expander(schedule_);
+    for (auto& holder : infos_) {
+      StageInfo* s = holder.get();
+      if (s->kind == StageInfo::Kind::kPlaceholder) continue;
+      s->expanded = expander.Expanded(s->op);
+      if (s->kind == StageInfo::Kind::kInline) continue;
+      std::set<const StageInfo*> seen;
+      tir::VisitExpr(s->expanded, [&](const PrimExpr& x) {
+        if (x->kind() == ExprKind::kProducerRead) {
+          StageInfo* t = Info(x->producer().get());
+          if (seen.insert(t).second) readers_[t].push_back(s);
+        }
+        return true;
+      });
+    }
+  }
+
+  // Whether `r` runs inside leaf position `pos` of `c`: it is `c`, or attached (through any
+  // chain) to `c` at that loop or a deeper one.
+  static bool Inside(const StageInfo* r, const StageInfo* c, int pos) {
+    if (r == c) return true;
+    for (const StageInfo* a = r; a->parent != nullptr; a = a->parent) {
+      if (a->parent == c) return a->attach_pos >= pos;
+    }
+    return false;
+  }
+
+  // Ranges of every laid-out loop variable that runs inside leaf position `pos` of `c`.
+  VarRanges InnerRanges(const StageInfo* c, int pos) {
+    VarRanges r;
+    std::function<void(const StageInfo*, int)> add = [&](const StageInfo* s, int from) {
+      if (!s->laid_out) return;
+      const auto& leaves = s->stage->leaf_loops();
+      for (size_t q = 0; q < leaves.size(); ++q) {
+        const int p = static_cast<int>(q);
+        if (p > from) {
+          r[s->var[static_cast<size_t>(leaves[q].id)].get()] =
+              Interval::Loop(s->extent[static_cast<size_t>(leaves[q].id)]);
+        }
+        if (p >= from || from < 0) {
+          for (const StageInfo* child : s->attached[q]) add(child, -1);
+        }
+      }
+    };
+    add(c, pos);
+    return r;
+  }
+
+  std::vector<std::vector<PrimExpr>> ReadsOf(const StageInfo* reader, const StageInfo* t) {
+    std::vector<std::vector<PrimExpr>> reads;
+    PrimExpr body = tir::Substitute(reader->expanded, reader->axis_map);
+    tir::VisitExpr(body, [&](const PrimExpr& x) {
+      if (x->kind() == ExprKind::kProducerRead && Info(x->producer().get()) == t) {
+        reads.push_back(x->operands());
+      }
+      return true;
+    });
+    return reads;
+  }
+
+  absl::Status LayOut(StageInfo* s) {
+    const Stage& st = *s->stage;
+    const te::OperationNode* op = s->op;
+    const int na = st.num_axes(), nr = st.num_reduce_axes();
+    s->origin.assign(static_cast<size_t>(na), IntImm(0));
+    s->region = op->shape();
+    if (s->kind == StageInfo::Kind::kAttached) {
+      std::vector<std::vector<PrimExpr>> reads;
+      for (const StageInfo* r : readers_[s]) {
+        if (!Inside(r, s->parent, s->attach_pos)) {
+          return absl::FailedPreconditionError(
+              absl::StrCat(name_, ": stage ", op->name(), " is computed at ", s->parent->op->name(),
+                           "'s loop ", s->parent->stage->info(s->stage->attach_loop()).name,
+                           " but ", r->op->name(), " reads it outside that loop"));
+        }
+        RELAY_CHECK(r->laid_out, "a reader is laid out before what it reads");
+        for (auto& idx : ReadsOf(r, s)) reads.push_back(std::move(idx));
+      }
+      Region region =
+          InferRegion(reads, op->shape(), InnerRanges(s->parent, s->attach_pos), all_ranges_);
+      s->origin = region.min;
+      s->region = region.extent;
+    }
+
+    // Extents of every loop from the root extents.
+    const size_t num_loops = [&] {
+      size_t n = static_cast<size_t>(na + nr);
+      for (const auto& rel : st.relations()) {
+        n = std::max({n, static_cast<size_t>(rel.parent.id) + 1,
+                      static_cast<size_t>(rel.outer.id) + 1,
+                      static_cast<size_t>(rel.inner.id) + 1});
+      }
+      return n;
+    }();
+    s->extent.assign(num_loops, 0);
+    s->var.assign(num_loops, nullptr);
+    s->value.assign(num_loops, nullptr);
+    for (int d = 0; d < na; ++d)
+      s->extent[static_cast<size_t>(st.axis(d).id)] = s->region[static_cast<size_t>(d)];
+    for (int j = 0; j < nr; ++j) {
+      s->extent[static_cast<size_t>(st.reduce_axis(j).id)] = st.info(st.reduce_axis(j)).extent;
+    }
+    std::vector<bool> split_guarded(st.relations().size(), false);
+    for (size_t k = 0; k < st.relations().size(); ++k) {
+      const auto& rel = st.relations()[k];
+      if (rel.kind == Stage::Relation::Kind::kSplit) {
+        SplitExtents e =
+            SplitLoopExtents(s->extent[static_cast<size_t>(rel.parent.id)], rel.factor);
+        s->extent[static_cast<size_t>(rel.outer.id)] = e.outer;
+        s->extent[static_cast<size_t>(rel.inner.id)] = e.inner;
+        split_guarded[k] = e.guarded;
+      } else {
+        s->extent[static_cast<size_t>(rel.parent.id)] =
+            s->extent[static_cast<size_t>(rel.outer.id)] *
+            s->extent[static_cast<size_t>(rel.inner.id)];
+      }
+    }
+
+    // Leaf variables, then the values of the loops above them.
+    const auto& leaves = st.leaf_loops();
+    std::vector<int> leaf_pos(num_loops, -1);
+    for (size_t q = 0; q < leaves.size(); ++q) {
+      const size_t id = static_cast<size_t>(leaves[q].id);
+      s->var[id] = tir::MakeVar(st.info(leaves[q]).name);
+      s->value[id] = s->var[id];
+      leaf_pos[id] = static_cast<int>(q);
+      all_ranges_[s->var[id].get()] = Interval::Loop(s->extent[id]);
+    }
+    for (auto it = st.relations().rbegin(); it != st.relations().rend(); ++it) {
+      const size_t p = static_cast<size_t>(it->parent.id), o = static_cast<size_t>(it->outer.id),
+                   i = static_cast<size_t>(it->inner.id);
+      if (it->kind == Stage::Relation::Kind::kSplit) {
+        s->value[p] = s->value[o] * IntImm(s->extent[i]) + s->value[i];
+        leaf_pos[p] = std::max(leaf_pos[o], leaf_pos[i]);
+      } else {
+        s->value[o] = tir::FloorDiv(s->value[p], IntImm(s->extent[i]));
+        s->value[i] = tir::FloorMod(s->value[p], IntImm(s->extent[i]));
+        leaf_pos[o] = leaf_pos[i] = leaf_pos[p];
+      }
+    }
+
+    // Guards, each inside the deepest leaf loop its value depends on.
+    s->guards.assign(leaves.size(), {});
+    for (size_t k = 0; k < st.relations().size(); ++k) {
+      if (!split_guarded[k]) continue;
+      const size_t p = static_cast<size_t>(st.relations()[k].parent.id);
+      s->guards[static_cast<size_t>(leaf_pos[p])].push_back(Lt(s->value[p], IntImm(s->extent[p])));
+    }
+    for (int d = 0; d < na; ++d) {
+      const size_t id = static_cast<size_t>(st.axis(d).id);
+      PrimExpr index = s->origin[static_cast<size_t>(d)] + s->value[id];
+      s->axis_map[op->axes()[static_cast<size_t>(d)].var.get()] = index;
+      if (s->kind == StageInfo::Kind::kAttached && leaf_pos[id] >= 0) {
+        auto& g = s->guards[static_cast<size_t>(leaf_pos[id])];
+        g.push_back(Ge(index, IntImm(0)));
+        g.push_back(Lt(index, IntImm(op->shape()[static_cast<size_t>(d)])));
+      }
+    }
+    for (int j = 0; j < nr; ++j) {
+      s->axis_map[op->body()->axes()[static_cast<size_t>(j)].var.get()] =
+          s->value[static_cast<size_t>(st.reduce_axis(j).id)];
+    }
+
+    if (s->buffer == nullptr) {
+      s->buffer = BufferNode::Make(Fresh(&buffer_names_, op->name()), op->dtype(), s->region,
+                                   BufferNode::Scope::kLocal);
+    }
+    s->laid_out = true;
+    return absl::OkStatus();
+  }
+
+  PrimExpr LowerReads(const PrimExpr& e) {
+    return tir::MutateExpr(e, [&](const PrimExpr& x) -> PrimExpr {
+      if (x->kind() != ExprKind::kProducerRead) return nullptr;
+      std::vector<PrimExpr> idx;
+      for (const PrimExpr& o : x->operands()) idx.push_back(LowerReads(o));
+      StageInfo* t = Info(x->producer().get());
+      RELAY_CHECK(t->kind != StageInfo::Kind::kInline, "read of an inlined stage left");
+      if (t->kind == StageInfo::Kind::kAttached) {
+        for (size_t d = 0; d < idx.size(); ++d) idx[d] = idx[d] - t->origin[d];
+        return tir::MakeLoad(t->buffer, Flat(idx, t->region));
+      }
+      return tir::MakeLoad(t->buffer, Flat(idx, t->op->shape()));
+    });
+  }
+
+  Stmt BuildNest(StageInfo* s) {
+    const Stage& st = *s->stage;
+    const auto& leaves = st.leaf_loops();
+    const int n = static_cast<int>(leaves.size());
+    int first_reduce = n;
+    for (int q = 0; q < n; ++q) {
+      if (st.info(leaves[static_cast<size_t>(q)]).reduce) {
+        first_reduce = q;
+        break;
+      }
+    }
+    std::vector<PrimExpr> coords;
+    for (int d = 0; d < st.num_axes(); ++d) {
+      coords.push_back(s->value[static_cast<size_t>(st.axis(d).id)]);
+    }
+    PrimExpr index = Flat(coords, s->region);
+    PrimExpr source = s->is_reduce ? s->expanded->operands()[0] : s->expanded;
+    source = LowerReads(tir::Substitute(source, s->axis_map));
+    Stmt update, init;
+    if (s->is_reduce) {
+      const tir::Combiner c = s->expanded->combiner();
+      update = tir::MakeStore(s->buffer, index,
+                              tir::Combine(c, tir::MakeLoad(s->buffer, index), source));
+      init = tir::MakeStore(s->buffer, index, tir::CombinerIdentity(c, s->op->dtype()));
+    } else {
+      update = tir::MakeStore(s->buffer, index, source);
+    }
+
+    auto leaf = [&](int q) { return static_cast<size_t>(leaves[static_cast<size_t>(q)].id); };
+    auto kind = [&](int q) { return KindOf(st.info(leaves[static_cast<size_t>(q)]).annotation); };
+
+    // The init store in copies of the spatial loops inside the first reduction loop.
+    auto init_nest = [&]() {
+      VarMap copy;
+      std::vector<int> spatial;
+      for (int q = first_reduce + 1; q < n; ++q) {
+        if (st.info(leaves[static_cast<size_t>(q)]).reduce) continue;
+        spatial.push_back(q);
+        copy[s->var[leaf(q)].get()] = tir::MakeVar(s->var[leaf(q)]->name());
+      }
+      Stmt body = tir::Substitute(init, copy);
+      for (auto it = spatial.rbegin(); it != spatial.rend(); ++it) {
+        std::vector<PrimExpr> guards;
+        for (const PrimExpr& g : s->guards[static_cast<size_t>(*it)]) {
+          guards.push_back(tir::Substitute(g, copy));
+        }
+        body = WrapGuards(guards, body);
+        body = tir::MakeFor(copy[s->var[leaf(*it)].get()], IntImm(0), IntImm(s->extent[leaf(*it)]),
+                            kind(*it), body);
+      }
+      return body;
+    };
+
+    std::function<Stmt(int)> from = [&](int q) -> Stmt {
+      if (s->is_reduce && q == first_reduce) {
+        Stmt rest = q == n ? update : Loop(s, q, kind(q), from);
+        return tir::MakeSeq({init_nest(), rest});
+      }
+      if (q == n) return update;
+      return Loop(s, q, kind(q), from);
+    };
+    return from(0);
+  }
+
+  // Leaf loop `q` of `s`: its attached stages, then (guarded) the loops inside it.
+  Stmt Loop(StageInfo* s, int q, ForKind kind, const std::function<Stmt(int)>& from) {
+    const size_t id = static_cast<size_t>(s->stage->leaf_loops()[static_cast<size_t>(q)].id);
+    std::vector<Stmt> body;
+    const auto& attached = s->attached[static_cast<size_t>(q)];
+    for (StageInfo* a : attached) body.push_back(BuildNest(a));
+    body.push_back(from(q + 1));
+    Stmt inner = WrapGuards(s->guards[static_cast<size_t>(q)], tir::MakeSeq(std::move(body)));
+    for (auto it = attached.rbegin(); it != attached.rend(); ++it) {
+      inner = tir::MakeAllocate((*it)->buffer, inner);
+    }
+    return tir::MakeFor(s->var[id], IntImm(0), IntImm(s->extent[id]), kind, inner);
+  }
+
+  // Loop variables are made with their loops' names; in the final text, the first binding of
+  // a name keeps it and later ones get a suffix (i0, i0_1, ...), so the text is unambiguous.
+  Stmt UniqueNames(const Stmt& s) {
+    if (s == nullptr) return s;
+    switch (s->kind()) {
+      case tir::StmtKind::kFor:
+      case tir::StmtKind::kLetStmt: {
+        PrimExpr var = s->loop_var();
+        Stmt body = s->body();
+        const std::string name = Fresh(&var_names_, var->name());
+        if (name != var->name()) {
+          PrimExpr renamed = tir::MakeVar(name, var->dtype());
+          body = tir::Substitute(body, VarMap{{var.get(), renamed}});
+          var = renamed;
+        }
+        body = UniqueNames(body);
+        if (s->kind() == tir::StmtKind::kFor) {
+          return tir::MakeFor(var, s->min(), s->extent(), s->for_kind(), body);
+        }
+        return tir::MakeLetStmt(var, s->value(), body);
+      }
+      case tir::StmtKind::kSeq: {
+        std::vector<Stmt> seq;
+        for (const Stmt& c : s->seq()) seq.push_back(UniqueNames(c));
+        return tir::MakeSeq(std::move(seq));
+      }
+      case tir::StmtKind::kAllocate:
+        return tir::MakeAllocate(s->buffer(), UniqueNames(s->body()));
+      case tir::StmtKind::kIfThenElse:
+        return tir::MakeIfThenElse(s->condition(), UniqueNames(s->body()),
+                                   UniqueNames(s->else_body()));
+      case tir::StmtKind::kStore:
+        return s;
+    }
+    return s;
+  }
+
+  static const StageInfo* RootOf(const StageInfo* s) {
+    while (s->parent != nullptr) s = s->parent;
+    return s;
+  }
+
+  Stmt BuildRoot() {
+    std::vector<StageInfo*> roots;
+    std::map<const StageInfo*, int> root_index;
+    for (auto& holder : infos_) {
+      if (holder->kind != StageInfo::Kind::kRoot) continue;
+      root_index[holder.get()] = static_cast<int>(roots.size());
+      roots.push_back(holder.get());
+    }
+    // Local root buffers live from their producer's nest to their last reader's.
+    struct Alloc {
+      Buffer buffer;
+      int start, end;
+    };
+    std::vector<Alloc> allocs;
+    std::vector<int> alloc_at(roots.size(), -1);
+    for (size_t i = 0; i < roots.size(); ++i) {
+      const StageInfo* s = roots[i];
+      if (s->is_output) continue;
+      int end = static_cast<int>(i);
+      for (const StageInfo* r : readers_[s]) end = std::max(end, root_index[RootOf(r)]);
+      alloc_at[i] = static_cast<int>(allocs.size());
+      allocs.push_back({s->buffer, static_cast<int>(i), end});
+    }
+    // Overlapping lifetimes nest: a buffer lives at least as long as any allocated inside it.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Alloc& a : allocs) {
+        for (const Alloc& b : allocs) {
+          if (b.start > a.start && b.start <= a.end && b.end > a.end) {
+            a.end = b.end;
+            changed = true;
+          }
+        }
+      }
+    }
+    struct Frame {
+      Buffer buffer;
+      int end;
+      std::vector<Stmt> items;
+    };
+    std::vector<Frame> frames(1, Frame{nullptr, static_cast<int>(roots.size()), {}});
+    for (size_t i = 0; i < roots.size(); ++i) {
+      if (alloc_at[i] >= 0) {
+        const Alloc& a = allocs[static_cast<size_t>(alloc_at[i])];
+        frames.push_back(Frame{a.buffer, a.end, {}});
+      }
+      frames.back().items.push_back(BuildNest(roots[i]));
+      while (frames.size() > 1 && frames.back().end == static_cast<int>(i)) {
+        Frame f = std::move(frames.back());
+        frames.pop_back();
+        frames.back().items.push_back(
+            tir::MakeAllocate(f.buffer, tir::MakeSeq(std::move(f.items))));
+      }
+    }
+    RELAY_CHECK(frames.size() == 1, "allocation frames left open");
+    std::vector<Stmt> body = std::move(frames.back().items);
+
+    // Outputs that are placeholders, or repeat an earlier output, are copies.
+    const auto& outputs = schedule_.outputs();
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      const StageInfo* t = Info(outputs[k].get());
+      const Buffer& dst = params_[static_cast<size_t>(num_inputs_) + k];
+      if (t->buffer == dst) continue;
+      PrimExpr i = tir::MakeVar("i");
+      body.push_back(tir::MakeFor(i, IntImm(0), IntImm(dst->NumElements()), ForKind::kSerial,
+                                  tir::MakeStore(dst, i, tir::MakeLoad(t->buffer, i))));
+    }
+    return tir::MakeSeq(std::move(body));
+  }
+
+  const Schedule& schedule_;
+  const std::vector<te::Tensor>& args_;
+  std::string name_;
+  std::vector<Buffer> params_;
+  int num_inputs_ = 0;
+  std::vector<std::unique_ptr<StageInfo>> infos_;  // stage order
+  // Lookups only; never iterated.
+  std::map<const tir::Producer*, StageInfo*> by_op_;
+  std::map<const Stage*, StageInfo*> stage_of_;
+  std::map<const StageInfo*, std::vector<StageInfo*>> readers_;  // values in stage order
+  std::set<std::string> var_names_, buffer_names_;               // names taken
+  VarRanges all_ranges_;
+};
+
+}  // namespace
+
+absl::StatusOr<tir::PrimFunc> LowerSchedule(const Schedule& schedule,
+                                            const std::vector<te::Tensor>& args,
+                                            const std::string& name) {
+  return Lowerer(schedule, args, name).Run();
+}
+
+}  // namespace relay::schedule

@@ -1,0 +1,327 @@
+// The "naive" and "default" strategies (see strategy.h).
+//
+// Note on the default strategy. After inlining every injective stage that is not an output,
+// what is left are outputs and reductions (the anchors: conv2d, dense, pools, sum, and the
+// helper reductions of softmax and layer_norm). Each output becomes a root loop nest:
+//
+//   - a reduction output is tiled as an anchor: its innermost spatial axis split by the vector
+//     width and vectorized *inside* the reduction loops (each vector lane accumulates its own
+//     element), the outer spatial axes fused while small and parallel:
+//
+//       for n.c.fused parallel, h, w.outer:  init;  for rc, ry, rx:  for w.inner vectorized
+//
+//   - an elementwise output (an epilogue: bias, relu, a divide, a cast) is split and
+//     vectorized the same way, and the reductions it reads elementwise are computed at its
+//     loops (compute_at), in small local buffers: at the vector-strip loop when the reduction
+//     varies along the vectorized axis (a conv under bias + relu: one vector of accumulators),
+//     otherwise at the deepest loop the read depends on (softmax's max and sum: once per row);
+//
+//   - any other output is fused into one loop, split by the vector width, parallel outside and
+//     vectorized inside.
+//
+// Reductions that cannot go inside one output's loops (read by several outputs, or through a
+// non-elementwise index) stay root nests in local buffers, tiled as anchors.
+#include "lowering/schedule/strategy.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lowering/schedule/expand.h"
+#include "lowering/support/check.h"
+#include "lowering/support/status_macros.h"
+#include "lowering/tir/substitute.h"
+
+namespace relay::schedule {
+namespace {
+
+using tir::ExprKind;
+using tir::PrimExpr;
+
+// Outer loops are fused until the parallel loop has at least this many iterations.
+constexpr int64_t kMinParallelExtent = 16;
+
+bool IsReduce(const Stage& s) {
+  return s.op()->kind() == te::OperationNode::Kind::kCompute &&
+         s.op()->body()->kind() == ExprKind::kReduce;
+}
+
+bool IsCompute(const Stage& s) { return s.op()->kind() == te::OperationNode::Kind::kCompute; }
+
+// Elements of the stage's dtype per vector register.
+int64_t Lanes(const Stage& s, const Target& target) {
+  const int bits = 8 * ir::DTypeBytes(s.op()->dtype());
+  return std::max(1, target.vector_bits / bits);
+}
+
+// Fuses the first `fusable` leaf loops (outer spatial axes) while the first is shorter than
+// kMinParallelExtent, then marks the first leaf parallel unless it is a reduction or `vec`.
+absl::Status FuseOuterAndParallelize(Stage* s, int fusable, Loop vec) {
+  if (s->leaf_loops().empty()) return absl::OkStatus();
+  for (int k = 1; k < fusable; ++k) {
+    Loop a = s->leaf_loops()[0], b = s->leaf_loops()[1];
+    if (s->extent(a) >= kMinParallelExtent) break;
+    ASSIGN_OR_RETURN(Loop fused, s->Fuse(a, b));
+    (void)fused;
+  }
+  Loop first = s->leaf_loops()[0];
+  if (s->info(first).reduce || first == vec) return absl::OkStatus();
+  return s->Parallel(first);
+}
+
+// Splits the innermost spatial axis by the vector width when it is at least that long;
+// returns the inner (vector) loop, or an invalid loop.
+absl::StatusOr<Loop> SplitForVectors(Stage* s, Loop axis, int64_t lanes) {
+  if (lanes <= 1 || s->extent(axis) < lanes) return Loop{};
+  ASSIGN_OR_RETURN(auto parts, s->Split(axis, lanes));
+  RETURN_IF_ERROR(s->Vectorize(parts.second));
+  return parts.second;
+}
+
+// An anchor as a root nest: spatial loops, reductions, and the vector lanes innermost.
+absl::Status ScheduleAnchor(Stage* s, const Target& target) {
+  if (s->num_axes() == 0) return absl::OkStatus();
+  ASSIGN_OR_RETURN(Loop vec, SplitForVectors(s, s->axis(s->num_axes() - 1), Lanes(*s, target)));
+  if (vec.valid() && s->num_reduce_axes() > 0) {
+    std::vector<Loop> order;
+    for (const Loop& l : s->leaf_loops()) {
+      if (!(l == vec)) order.push_back(l);
+    }
+    order.push_back(vec);
+    // Spatial loops first, then reductions, then the vector lanes.
+    std::stable_partition(order.begin(), order.end() - 1,
+                          [&](const Loop& l) { return !s->info(l).reduce; });
+    RETURN_IF_ERROR(s->Reorder(order));
+  }
+  return FuseOuterAndParallelize(s, s->num_axes() - 1, vec);
+}
+
+// A standalone injective output: one fused loop, vector strips, parallel outside.
+absl::Status ScheduleInjective(Stage* s, const Target& target) {
+  if (s->num_axes() == 0) return absl::OkStatus();
+  Loop fused = s->axis(0);
+  for (int d = 1; d < s->num_axes(); ++d) {
+    ASSIGN_OR_RETURN(fused, s->Fuse(fused, s->axis(d)));
+  }
+  ASSIGN_OR_RETURN(Loop vec, SplitForVectors(s, fused, Lanes(*s, target)));
+  Loop outer = s->leaf_loops()[0];
+  if (outer == vec) return absl::OkStatus();
+  return s->Parallel(outer);
+}
+
+// A read whose every index is a plain variable or a constant: its region inside a consumer's
+// loops is a box the consumer's loops map onto directly.
+bool IsSimpleRead(const PrimExpr& read) {
+  for (const PrimExpr& i : read->operands()) {
+    if (i->kind() != ExprKind::kVar && i->kind() != ExprKind::kIntImm) return false;
+  }
+  return true;
+}
+
+std::vector<PrimExpr> ReadsOf(const PrimExpr& body, const te::OperationNode* t) {
+  std::vector<PrimExpr> reads;
+  tir::VisitExpr(body, [&](const PrimExpr& x) {
+    if (x->kind() == ExprKind::kProducerRead && InlineExpander::OpOf(x).get() == t) {
+      reads.push_back(x);
+    }
+    return true;
+  });
+  return reads;
+}
+
+// For every loop of `s` (by id), the original axes it is made of.
+std::map<int, std::set<int>> AxesOfLoops(const Stage& s) {
+  std::map<int, std::set<int>> axes;
+  for (int d = 0; d < s.num_axes(); ++d) axes[s.axis(d).id] = {d};
+  for (const auto& rel : s.relations()) {
+    if (rel.kind == Stage::Relation::Kind::kSplit) {
+      axes[rel.outer.id] = axes[rel.parent.id];
+      axes[rel.inner.id] = axes[rel.parent.id];
+    } else {
+      axes[rel.parent.id] = axes[rel.outer.id];
+      axes[rel.parent.id].insert(axes[rel.inner.id].begin(), axes[rel.inner.id].end());
+    }
+  }
+  return axes;
+}
+
+class DefaultStrategy {
+ public:
+  DefaultStrategy(Schedule* schedule, const Target& target)
+      : schedule_(*schedule), target_(target), expander_(*schedule) {}
+
+  absl::Status Run() {
+    for (const auto& s : schedule_.stages()) {
+      if (IsCompute(*s) && !IsReduce(*s) && !schedule_.IsOutput(s->op())) {
+        RETURN_IF_ERROR(s->ComputeInline());
+      }
+    }
+    FindReaders();
+    std::set<const Stage*> done;
+    for (const te::Tensor& out : schedule_.outputs()) {
+      Stage* o = schedule_[out];
+      if (!IsCompute(*o) || !done.insert(o).second) continue;
+      if (IsReduce(*o)) {
+        RETURN_IF_ERROR(ScheduleAnchor(o, target_));
+        continue;
+      }
+      RETURN_IF_ERROR(ScheduleOutput(o, &done));
+    }
+    // Reductions left at the root.
+    for (const auto& s : schedule_.stages()) {
+      if (!IsReduce(*s) || schedule_.IsOutput(s->op()) || s->attach_stage() != nullptr) continue;
+      RETURN_IF_ERROR(ScheduleAnchor(s.get(), target_));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  // readers_[t]: the materialized stages whose expanded bodies read t.
+  void FindReaders() {
+    for (const auto& s : schedule_.stages()) {
+      if (!IsCompute(*s) || s->inlined()) continue;
+      std::set<const te::OperationNode*> seen;
+      tir::VisitExpr(expander_.Expanded(s->op().get()), [&](const PrimExpr& x) {
+        if (x->kind() == ExprKind::kProducerRead) {
+          te::Tensor t = InlineExpander::OpOf(x);
+          if (seen.insert(t.get()).second) readers_[t.get()].push_back(s.get());
+        }
+        return true;
+      });
+    }
+  }
+
+  // The reductions that can be computed inside `o`'s loops: every materialized reader is `o`
+  // or another such reduction, every read indexes with plain variables or constants, and `o`'s
+  // own reads depend on at least one of its axes (otherwise the reduction is computed once, at
+  // the root).
+  std::vector<Stage*> Attachable(const Stage* o) {
+    std::set<const Stage*> chosen;
+    std::vector<Stage*> order;  // consumers first
+    const PrimExpr& body = expander_.Expanded(o->op().get());
+    const auto& stages = schedule_.stages();
+    for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+      Stage* r = it->get();
+      if (!IsReduce(*r) || schedule_.IsOutput(r->op()) || r->attach_stage() != nullptr) continue;
+      const auto& readers = readers_[r->op().get()];
+      bool ok = !readers.empty();
+      for (const Stage* reader : readers) {
+        if (reader != o && chosen.count(reader) == 0) ok = false;
+        for (const PrimExpr& rd : ReadsOf(expander_.Expanded(reader->op().get()), r->op().get())) {
+          if (!IsSimpleRead(rd)) ok = false;
+        }
+        if (reader == o && DependentAxes(*o, body, r->op().get()).empty()) ok = false;
+      }
+      if (!ok) continue;
+      chosen.insert(r);
+      order.push_back(r);
+    }
+    return order;
+  }
+
+  // An output that is not a reduction: vector strips and the attachable reductions computed at
+  // its loops, or (with none) the plain injective schedule.
+  absl::Status ScheduleOutput(Stage* o, std::set<const Stage*>* done) {
+    std::vector<Stage*> attach = Attachable(o);
+    if (attach.empty()) return ScheduleInjective(o, target_);
+    const int num_axes = o->num_axes();
+    ASSIGN_OR_RETURN(Loop vec, SplitForVectors(o, o->axis(num_axes - 1), Lanes(*o, target_)));
+    RETURN_IF_ERROR(FuseOuterAndParallelize(o, num_axes - 1, vec));
+    const PrimExpr& body = expander_.Expanded(o->op().get());
+    const auto axes_of = AxesOfLoops(*o);
+    const auto& leaves = o->leaf_loops();
+    std::map<const Stage*, int> at;
+    for (Stage* r : attach) {
+      int pos = static_cast<int>(leaves.size()) - 1;
+      for (const Stage* reader : readers_[r->op().get()]) {
+        pos = std::min(pos, reader == o ? DeepestDependentLeaf(*o, axes_of, body, r->op().get())
+                                        : at.at(reader));
+      }
+      RELAY_CHECK(pos >= 0, "an attachable reduction without a loop to attach at");
+      at[r] = pos;
+      RETURN_IF_ERROR(r->ComputeAt(o, leaves[static_cast<size_t>(pos)]));
+      RETURN_IF_ERROR(VectorizeAttached(r, o, body, vec));
+      done->insert(r);
+    }
+    return absl::OkStatus();
+  }
+
+  // The axes of `o` that its reads of `r` index with.
+  static std::set<int> DependentAxes(const Stage& o, const PrimExpr& body,
+                                     const te::OperationNode* r) {
+    std::set<int> deps;
+    for (const PrimExpr& rd : ReadsOf(body, r)) {
+      for (const PrimExpr& i : rd->operands()) {
+        for (int d = 0; d < o.num_axes(); ++d) {
+          if (i == o.op()->axes()[static_cast<size_t>(d)].var) deps.insert(d);
+        }
+      }
+    }
+    return deps;
+  }
+
+  // The deepest leaf of `o` whose value the reads of `r` in `body` depend on, stepping out of a
+  // vectorized loop; -1 when the reads depend on no loop.
+  int DeepestDependentLeaf(const Stage& o, const std::map<int, std::set<int>>& axes_of,
+                           const PrimExpr& body, const te::OperationNode* r) {
+    const std::set<int> deps = DependentAxes(o, body, r);
+    int pos = -1;
+    const auto& leaves = o.leaf_loops();
+    for (size_t q = 0; q < leaves.size(); ++q) {
+      auto it = axes_of.find(leaves[q].id);
+      if (it == axes_of.end()) continue;
+      for (int d : it->second) {
+        if (deps.count(d) != 0) pos = static_cast<int>(q);
+      }
+    }
+    if (pos >= 0 &&
+        o.info(leaves[static_cast<size_t>(pos)]).annotation == LoopAnnotation::kVectorize) {
+      --pos;
+    }
+    return pos;
+  }
+
+  // When `o` reads an attached reduction `r` along its vectorized axis, r's region is a vector
+  // strip: r's last spatial loop goes inside its reduction loops and is vectorized.
+  absl::Status VectorizeAttached(Stage* r, const Stage* o, const PrimExpr& body, Loop vec) {
+    if (!vec.valid() || r->num_axes() == 0 || o->num_axes() == 0) return absl::OkStatus();
+    const PrimExpr& last = o->op()->axes().back().var;
+    bool along = false;
+    for (const PrimExpr& rd : ReadsOf(body, r->op().get())) {
+      if (rd->operands().back() == last) along = true;
+    }
+    if (!along) return absl::OkStatus();
+    Loop lane = r->axis(r->num_axes() - 1);
+    std::vector<Loop> order;
+    for (const Loop& l : r->leaf_loops()) {
+      if (!(l == lane)) order.push_back(l);
+    }
+    order.push_back(lane);
+    RETURN_IF_ERROR(r->Reorder(order));
+    return r->Vectorize(lane);
+  }
+
+  Schedule& schedule_;
+  const Target& target_;
+  InlineExpander expander_;
+  std::map<const te::OperationNode*, std::vector<const Stage*>> readers_;  // lookups only
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Schedule>> MakeSchedule(const te::LoweredKernel& kernel,
+                                                       const std::string& strategy,
+                                                       const Target& target) {
+  if (strategy != "naive" && strategy != "default") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown schedule strategy '", strategy, "' (known: default, naive)"));
+  }
+  auto schedule = std::make_unique<Schedule>(kernel.outputs);
+  if (strategy == "naive") return schedule;
+  RETURN_IF_ERROR(DefaultStrategy(schedule.get(), target).Run());
+  return schedule;
+}
+
+}  // namespace relay::schedule
