@@ -8,8 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "lowering/ir/ops/relation_util.h"
-#include "lowering/ir/tensor.h"
-#include "lowering/support/check.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/topi/util.h"
 

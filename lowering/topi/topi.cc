@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "lowering/ir/type.h"
-#include "lowering/support/status_macros.h"
 #include "lowering/topi/util.h"
 
 namespace relay::topi {

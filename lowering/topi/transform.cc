@@ -5,7 +5,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "lowering/ir/ops/relation_util.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/topi/util.h"
