@@ -1,0 +1,172 @@
+// The key property of schedules, end to end: every op of docs/ops.md (the topi test kernels)
+// and a set of fused kernels, lowered with LowerKernel under the naive strategy and the
+// default strategy for every target, run with the loop-IR evaluator, give the reference
+// interpreter's results (floats within 1e-5 relative, float16 1e-3, integers exactly).
+#include "lowering/schedule/strategy.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lowering/interp/interpreter.h"
+#include "lowering/ir/op.h"
+#include "lowering/schedule/lower_kernel.h"
+#include "lowering/tir/eval.h"
+#include "lowering/topi/topi.h"
+#include "lowering/topi/topi_test_util.h"
+
+namespace relay::schedule {
+namespace {
+
+using ::testing::HasSubstr;
+using topi::testing::RandomInput;
+using topi::testing::TypedModule;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Empty when `got` matches the interpreter's `want`.
+std::string Compare(const ir::Tensor& got, const ir::Tensor& want) {
+  if (got.shape() != want.shape() || got.dtype() != want.dtype()) {
+    return absl::StrCat("got ", ir::TypeToString(got.type()), ", want ",
+                        ir::TypeToString(want.type()));
+  }
+  for (int64_t i = 0; i < got.NumElements(); ++i) {
+    const double g = got.GetDouble(i), w = want.GetDouble(i);
+    if (!ir::IsFloat(got.dtype())) {
+      const int bytes = ir::DTypeBytes(got.dtype());
+      if (std::memcmp(got.raw() + i * bytes, want.raw() + i * bytes, bytes) != 0) {
+        return absl::StrCat("element ", i, ": got ", g, ", want ", w);
+      }
+      continue;
+    }
+    if (std::isnan(g) && std::isnan(w)) continue;
+    const double tol =
+        (got.dtype() == ir::DType::kFloat16 ? 1e-3 : 1e-5) * std::max(1.0, std::fabs(w));
+    if (!(std::fabs(g - w) <= tol)) {
+      return absl::StrCat("element ", i, ": got ", g, ", want ", w);
+    }
+  }
+  return "";
+}
+
+// Lowers @function of `module` with `strategy` for `target`, runs it on seeded inputs and
+// compares with the interpreter; empty on success.
+std::string Check(const ir::Module& module, const std::string& function,
+                  const std::string& strategy, const std::string& target, uint64_t seed) {
+  ir::Function fn = module.Lookup(function);
+  if (fn == nullptr) return "no such function";
+  absl::StatusOr<tir::PrimFunc> func =
+      LowerKernel(*fn, "k_" + function, strategy, *ParseTarget(target));
+  if (!func.ok()) return absl::StrCat("LowerKernel: ", func.status().ToString());
+  std::vector<ir::Tensor> inputs;
+  std::map<std::string, ir::Tensor> by_name;
+  for (size_t i = 0; i < fn->params().size(); ++i) {
+    const ir::Var& p = fn->params()[i];
+    ir::Tensor value = RandomInput(p->name(), p->checked_type(), seed * 1000003 + i);
+    inputs.push_back(value);
+    by_name[p->name()] = value;
+  }
+  absl::StatusOr<std::vector<ir::Tensor>> got = tir::RunPrimFunc(*func, inputs);
+  if (!got.ok()) {
+    return absl::StrCat("evaluating: ", got.status().ToString(), "\n",
+                        tir::PrimFuncToString(*func));
+  }
+  absl::StatusOr<interp::Value> want = interp::Run(module, by_name, function);
+  if (!want.ok()) return absl::StrCat("interpreter: ", want.status().ToString());
+  const std::vector<ir::Tensor> want_tensors = interp::Flatten(*want);
+  if (want_tensors.size() != got->size()) return "output count differs";
+  for (size_t i = 0; i < got->size(); ++i) {
+    const std::string diff = Compare((*got)[i], want_tensors[i]);
+    if (!diff.empty()) {
+      return absl::StrCat("output ", i, ": ", diff, "\n", tir::PrimFuncToString(*func));
+    }
+  }
+  return "";
+}
+
+void CheckEveryFunction(const ir::Module& module) {
+  ASSERT_FALSE(module.functions().empty());
+  for (const auto& [name, fn] : module.functions()) {
+    EXPECT_EQ(Check(module, name, "naive", "x86-64", 1), "") << "@" << name << " naive";
+    for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+      EXPECT_EQ(Check(module, name, "default", target, 2), "")
+          << "@" << name << " default " << target;
+    }
+  }
+}
+
+ir::Module TopiTestdata(const std::string& file) {
+  return TypedModule(topi::testing::ReadTestdata(file));
+}
+
+TEST(EveryOpTest, Elementwise) { CheckEveryFunction(TopiTestdata("elementwise.relay")); }
+TEST(EveryOpTest, NeuralNetwork) { CheckEveryFunction(TopiTestdata("nn.relay")); }
+TEST(EveryOpTest, Reductions) { CheckEveryFunction(TopiTestdata("reduce.relay")); }
+TEST(EveryOpTest, Transforms) { CheckEveryFunction(TopiTestdata("transform.relay")); }
+
+TEST(EveryOpTest, FusedKernels) {
+  CheckEveryFunction(TypedModule(ReadFile("lowering/schedule/testdata/fused.relay")));
+}
+
+// The kernels above call every op that has a compute.
+TEST(EveryOpTest, CoversEveryOp) {
+  std::set<std::string> called;
+  for (const char* f : {"elementwise.relay", "nn.relay", "reduce.relay", "transform.relay"}) {
+    for (const std::string& op : topi::testing::OpsCalled(TopiTestdata(f))) called.insert(op);
+  }
+  for (const ir::OpDef* op : ir::AllOps()) {
+    if (!topi::HasCompute(op->name)) continue;
+    EXPECT_EQ(called.count(op->name), 1u) << op->name << " is not tested";
+  }
+}
+
+// What the default strategy makes of conv2d + bias + relu: the conv accumulates one vector of
+// outputs at a time in a local buffer, inside the relu's vector-strip loop.
+TEST(DefaultStrategyTest, ConvBiasReluAccumulatesInAVector) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 2, 6, 8), float32], %w: Tensor[(4, 2, 3, 3), float32], %b: Tensor[(4), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
+  %1 = nn.bias_add(%0, %b);
+  nn.relu(%1)
+})");
+  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = tir::PrimFuncToString(*f);
+  EXPECT_THAT(text, HasSubstr(") parallel {"));
+  EXPECT_THAT(text, HasSubstr("allocate conv2d[float32 * 4] {"));
+  EXPECT_THAT(text, HasSubstr(") vectorized {\n"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("allocate pad")));  // the padding is inlined
+}
+
+TEST(DefaultStrategyTest, SoftmaxComputesItsReductionsOncePerRow) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(3, 16), float32]) { nn.softmax(%x) }
+)");
+  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = tir::PrimFuncToString(*f);
+  EXPECT_THAT(text, ::testing::ContainsRegex("allocate [a-z_0-9]+\\[float32 \\* 1\\]"));
+  EXPECT_EQ(Check(m, "main", "default", "x86-64", 3), "");
+}
+
+TEST(LowerKernelTest, Errors) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(3), float32]) { exp(%x) }
+)");
+  auto f = LowerKernel(*m.main(), "k", "tuned", *ParseTarget("x86-64"));
+  EXPECT_EQ(f.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(f.status().message()), HasSubstr("unknown schedule strategy 'tuned'"));
+}
+
+}  // namespace
+}  // namespace relay::schedule
