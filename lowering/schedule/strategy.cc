@@ -30,7 +30,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "lowering/schedule/expand.h"
-#include "lowering/support/check.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/tir/substitute.h"
 
@@ -71,10 +70,15 @@ absl::Status FuseOuterAndParallelize(Stage* s, int fusable, Loop vec) {
   return s->Parallel(first);
 }
 
-// Splits the innermost spatial axis by the vector width when it is at least that long;
-// returns the inner (vector) loop, or an invalid loop.
+// Splits an axis by the vector width and vectorizes the inner loop (or the whole axis when it
+// is no longer than a vector); returns the vector loop, or an invalid loop for a unit axis.
 absl::StatusOr<Loop> SplitForVectors(Stage* s, Loop axis, int64_t lanes) {
-  if (lanes <= 1 || s->extent(axis) < lanes) return Loop{};
+  if (lanes <= 1 || s->extent(axis) <= 1) return Loop{};
+  if (s->extent(axis) <= lanes) {
+    // Shorter than a vector (a 7x7 feature map under AVX2): the whole axis is the vector.
+    RETURN_IF_ERROR(s->Vectorize(axis));
+    return axis;
+  }
   ASSIGN_OR_RETURN(auto parts, s->Split(axis, lanes));
   RETURN_IF_ERROR(s->Vectorize(parts.second));
   return parts.second;
@@ -236,11 +240,13 @@ class DefaultStrategy {
     for (Stage* r : attach) {
       int pos = static_cast<int>(leaves.size()) - 1;
       for (const Stage* reader : readers_[r->op().get()]) {
+        auto a = at.find(reader);
         pos = std::min(pos, reader == o ? DeepestDependentLeaf(*o, axes_of, body, r->op().get())
-                                        : at.at(reader));
+                                        : (a == at.end() ? -1 : a->second));
       }
-      RELAY_CHECK(pos >= 0, "an attachable reduction without a loop to attach at");
       at[r] = pos;
+      // No loop outside the vector lanes (a 1-D output vectorized whole): a root nest.
+      if (pos < 0) continue;
       RETURN_IF_ERROR(r->ComputeAt(o, leaves[static_cast<size_t>(pos)]));
       RETURN_IF_ERROR(VectorizeAttached(r, o, body, vec));
       done->insert(r);

@@ -16,9 +16,12 @@ namespace relay::schedule {
 //          of the definition, a second reference.
 // "default": injective stages inlined into their consumers; the anchor (conv2d, dense, matmul,
 //          batch_matmul, pooling, reductions) tiled, its innermost spatial loop vectorized to
-//          the target's vector width, its outermost loop parallel; elementwise epilogues
-//          computed at the anchor's tile; standalone injective kernels fused, parallel and
-//          vectorized.
+//          the target's vector width, its outermost loop parallel; with an elementwise
+//          epilogue (bias, relu, ...), the epilogue is that root nest and the anchor is computed
+//          inside its vector-strip loop (compute_at), accumulating in a small local buffer;
+//          standalone injective kernels fused, parallel and vectorized. Strategy details and
+//          the multi-reduction cases (softmax, layer_norm) are described in strategy.cc.
+// Unknown strategies are InvalidArgument listing the known ones.
 absl::StatusOr<std::unique_ptr<Schedule>> MakeSchedule(const te::LoweredKernel& kernel,
                                                        const std::string& strategy,
                                                        const Target& target);
