@@ -291,6 +291,13 @@ class Simplifier {
     return Rewrite(e, std::move(ops));
   }
 
+  // Expr(e), or `e` itself when the result is structurally the same, so that unchanged trees
+  // keep their nodes.
+  PrimExpr Same(const PrimExpr& e) {
+    PrimExpr r = Expr(e);
+    return r != e && ExprEqual(r, e) ? e : r;
+  }
+
   Stmt StmtOf(const Stmt& s);
 
  private:
@@ -604,7 +611,7 @@ Stmt Simplifier::StmtOf(const Stmt& s) {
   if (s == nullptr) return MakeSeq({});
   switch (s->kind()) {
     case StmtKind::kFor: {
-      PrimExpr min = Expr(s->min()), extent = Expr(s->extent());
+      PrimExpr min = Same(s->min()), extent = Same(s->extent());
       int64_t m, n;
       const bool known = ConstInt(min, &m) && ConstInt(extent, &n);
       if (known && n <= 0) return MakeSeq({});
@@ -624,25 +631,33 @@ Stmt Simplifier::StmtOf(const Stmt& s) {
       Stmt body = StmtOf(s->body());
       ranges_[var] = saved;
       if (IsNoOp(body)) return MakeSeq({});
+      if (min == s->min() && extent == s->extent() && body == s->body()) return s;
       return MakeFor(s->loop_var(), min, extent, s->for_kind(), body);
     }
     case StmtKind::kSeq: {
       std::vector<Stmt> seq;
+      bool same = true;
       for (const Stmt& c : s->seq()) {
         Stmt r = StmtOf(c);
+        if (r != c) same = false;
         if (!IsNoOp(r)) seq.push_back(std::move(r));
       }
+      if (same) return s;
       return MakeSeq(std::move(seq));
     }
-    case StmtKind::kStore:
-      return MakeStore(s->buffer(), Expr(s->index()), Expr(s->value()));
+    case StmtKind::kStore: {
+      PrimExpr index = Same(s->index()), value = Same(s->value());
+      if (index == s->index() && value == s->value()) return s;
+      return MakeStore(s->buffer(), index, value);
+    }
     case StmtKind::kAllocate: {
       Stmt body = StmtOf(s->body());
       if (IsNoOp(body)) return body;
+      if (body == s->body()) return s;
       return MakeAllocate(s->buffer(), body);
     }
     case StmtKind::kIfThenElse: {
-      PrimExpr cond = Expr(s->condition());
+      PrimExpr cond = Same(s->condition());
       int64_t v;
       if (ConstInt(cond, &v)) return StmtOf(v != 0 ? s->body() : s->else_body());
       for (const PrimExpr& k : known_) {
@@ -660,10 +675,13 @@ Stmt Simplifier::StmtOf(const Stmt& s) {
         if (else_body == nullptr) return MakeSeq({});
         return MakeIfThenElse(Expr(MakeNot(cond)), else_body);
       }
+      if (cond == s->condition() && then_body == s->body() && else_body == s->else_body()) {
+        return s;
+      }
       return MakeIfThenElse(cond, then_body, else_body);
     }
     case StmtKind::kLetStmt: {
-      PrimExpr value = Expr(s->value());
+      PrimExpr value = Same(s->value());
       if (value->is_const() || value->kind() == ExprKind::kVar) {
         return StmtOf(Substitute(s->body(), VarMap{{s->loop_var().get(), value}}));
       }
@@ -672,6 +690,7 @@ Stmt Simplifier::StmtOf(const Stmt& s) {
       Stmt body = StmtOf(s->body());
       ranges_.erase(var);
       if (IsNoOp(body)) return body;
+      if (value == s->value() && body == s->body()) return s;
       return MakeLetStmt(s->loop_var(), value, body);
     }
   }
@@ -684,12 +703,13 @@ bool IsNoOp(const Stmt& s) {
   return s == nullptr || (s->kind() == StmtKind::kSeq && s->seq().empty());
 }
 
-PrimExpr Simplify(const PrimExpr& e) { return Simplifier(VarRanges{}).Expr(e); }
+PrimExpr Simplify(const PrimExpr& e) { return Simplifier(VarRanges{}).Same(e); }
 
-PrimExpr Simplify(const PrimExpr& e, const VarRanges& ranges) { return Simplifier(ranges).Expr(e); }
+PrimExpr Simplify(const PrimExpr& e, const VarRanges& ranges) { return Simplifier(ranges).Same(e); }
 
 Stmt Simplify(const Stmt& s) {
-  // A second round catches what the first one's loop removals and substitutions exposed.
+  // A second round catches what the first one's loop removals and substitutions exposed; it
+  // returns its input when there was nothing left to do.
   Stmt once = Simplifier(VarRanges{}).StmtOf(s);
   return Simplifier(VarRanges{}).StmtOf(once);
 }

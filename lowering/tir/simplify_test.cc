@@ -210,6 +210,17 @@ TEST(SimplifyStmtTest, EmptyThenBecomesNegatedCondition) {
             "}\n");
 }
 
+TEST(SimplifyStmtTest, KeepsNodesThatDoNotChange) {
+  Buffer out = BufferNode::Make("out", DType::kFloat32, {32}, BufferNode::Scope::kParam);
+  PrimExpr i = MakeVar("i"), j = MakeVar("j");
+  PrimExpr index = i * IntImm(4) + j;
+  EXPECT_EQ(Simplify(index), index);
+  Stmt s = MakeFor(i, IntImm(0), IntImm(8), ForKind::kParallel,
+                   MakeFor(j, IntImm(0), IntImm(4), ForKind::kSerial,
+                           MakeStore(out, index, MakeLoad(out, index) * FloatImm(3))));
+  EXPECT_EQ(Simplify(s), s);
+}
+
 TEST(IntervalTest, Bounds) {
   PrimExpr i = MakeVar("i"), j = MakeVar("j");
   VarRanges r{{i.get(), Interval::Loop(8)}, {j.get(), {-3, 2}}};
