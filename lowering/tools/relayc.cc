@@ -11,6 +11,9 @@
 //                                       kernels + graph + params (partition_command.h)
 //   relayc kernels MODEL                the model's kernels as a table
 //   relayc manifest DIR                 DIR/kernels.bzl: summaries of a kernel library
+//   relayc te K.relay / tir K.relay     a kernel's compute / loop IR (compile_command.h)
+//   relayc compile --target=T K.relay -o K.o   a kernel's object and metadata
+//   relayc assemble NAME.graph.json ...  the model's executor, header and weights object
 // check and interpret also take an .onnx model (with --input-shape), or Relay text with
 // --params W.safetensors.
 //
@@ -46,6 +49,7 @@
 #include "lowering/ir/text/printer.h"
 #include "lowering/ir/type_infer.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/tools/compile_command.h"
 #include "lowering/tools/partition_command.h"
 #include "lowering/tools/relayc_onnx.h"
 
@@ -67,6 +71,14 @@ ABSL_FLAG(std::string, overflow, "",
 ABSL_FLAG(std::string, dump_ir_after, "",
           "partition/kernels: print the module after this pass (or 'all') to stderr");
 ABSL_FLAG(bool, time_passes, false, "partition/kernels: print each pass's time to stderr");
+ABSL_FLAG(std::string, target, "x86-64",
+          "compile/tir: the target (x86-64, x86-64-avx2, x86-64-avx512)");
+ABSL_FLAG(std::string, schedule, "default", "compile/tir: the schedule strategy (naive, default)");
+ABSL_FLAG(std::string, llvm_version, "",
+          "compile: the LLVM version the build expects relayc to link (checked)");
+ABSL_FLAG(std::string, metadata, "", "compile: where K.json goes (default: next to -o)");
+ABSL_FLAG(std::string, overflow_warning, "",
+          "compile: for an overflow file, the update command a warning names");
 ABSL_FLAG(std::string, params, "",
           "import: where to write the weights; check/interpret: the weights of a .relay FILE "
           "(safetensors)");
@@ -99,6 +111,12 @@ Commands:
   assemble NAME.graph.json --params NAME.params --kernel_meta K.json ... [--out_dir OUT]
                     [--name NAME]: the model's C++ library: OUT/NAME.h, NAME.cc (the executor
                     with its static memory plan) and NAME_params.o (the weights)
+  te K.relay        print a kernel's tensor-expression compute (no schedule)
+  tir K.relay       print a kernel's loop IR   --target T  --schedule naive|default
+  compile K.relay -o K.o   compile a kernel to an object and K.json (symbol, args, flops)
+      --target x86-64|x86-64-avx2|x86-64-avx512   --schedule naive|default
+      --metadata K.json   --llvm_version V (checked against the LLVM relayc links)
+      An overflow file (several kernels) compiles with -o NAME.a to an archive.
   help              print this message
 
 check and interpret also accept an .onnx FILE, imported on the fly, and Relay text with its
@@ -132,6 +150,9 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
       {"kernels", {"input_shape", "params", "dump_ir_after", "time_passes"}},
       {"manifest", {}},
       {"assemble", {"params", "out_dir", "name", "kernel_meta"}},
+      {"compile", {"target", "schedule", "llvm_version", "metadata", "overflow_warning", "output"}},
+      {"te", {}},
+      {"tir", {"target", "schedule"}},
       {"help", {}},
   };
   return *flags;
@@ -453,6 +474,20 @@ int Main(int argc, char** argv) {
     status = cl.command == "partition" ? PartitionCommand(request) : KernelsCommand(request);
   } else if (cl.command == "manifest") {
     status = ManifestCommand(path);
+  } else if (cl.command == "compile") {
+    CompileRequest request;
+    request.kernel_file = path;
+    request.output = absl::GetFlag(FLAGS_output);
+    request.metadata = absl::GetFlag(FLAGS_metadata);
+    request.target = absl::GetFlag(FLAGS_target);
+    request.schedule = absl::GetFlag(FLAGS_schedule);
+    request.llvm_version = absl::GetFlag(FLAGS_llvm_version);
+    request.overflow_warning = absl::GetFlag(FLAGS_overflow_warning);
+    status = CompileCommand(request);
+  } else if (cl.command == "te") {
+    status = TeCommand(path);
+  } else if (cl.command == "tir") {
+    status = TirCommand(path, absl::GetFlag(FLAGS_target), absl::GetFlag(FLAGS_schedule));
   } else if (cl.command == "assemble") {
     status = AssembleCommand(path, absl::GetFlag(FLAGS_params), cl.kernel_metas,
                              absl::GetFlag(FLAGS_out_dir), absl::GetFlag(FLAGS_name));

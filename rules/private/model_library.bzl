@@ -49,7 +49,7 @@ def _relay_model_impl(ctx):
     )
 
     # Kernels the library lacks compile together, with a warning naming the fix.
-    overflow_obj = ctx.actions.declare_file(name + "_overflow.o")
+    overflow_obj = ctx.actions.declare_file(name + "_overflow.a")
     overflow_meta = ctx.actions.declare_file(name + "_overflow.json")
     compile_kernel_action(
         ctx,

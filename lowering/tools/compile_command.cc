@@ -1,0 +1,123 @@
+#include "lowering/tools/compile_command.h"
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lowering/codegen/archive.h"
+#include "lowering/codegen/llvm/codegen_llvm.h"
+#include "lowering/compile/compile.h"
+#include "lowering/io/file.h"
+#include "lowering/ir/module.h"
+#include "lowering/ir/text/parser.h"
+#include "lowering/ir/type_infer.h"
+#include "lowering/support/status_macros.h"
+#include "lowering/te/lower_to_te.h"
+#include "lowering/tir/stmt.h"
+#include "lowering/tools/partition_command.h"
+
+namespace relay::tools {
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string DefaultMetadataPath(const std::string& output) {
+  const size_t dot = output.rfind('.');
+  const size_t slash = output.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+    return output + ".json";
+  }
+  return output.substr(0, dot) + ".json";
+}
+
+absl::Status CompileOverflow(const CompileRequest& r, const std::string& metadata_path) {
+  ASSIGN_OR_RETURN(std::string text, io::ReadFile(r.kernel_file));
+  ASSIGN_OR_RETURN(auto kernels, SplitKernelFile(text, r.kernel_file));
+  compile::CompileOptions options;
+  options.target = r.target;
+  options.strategy = r.schedule;
+  std::vector<std::pair<std::string, std::string>> members;
+  std::vector<std::string> metas;
+  std::vector<std::string> ids;
+  for (const auto& [id, kernel] : kernels) {
+    absl::StatusOr<compile::CompiledKernel> compiled =
+        compile::CompileKernelText(kernel, id + ".relay", options);
+    if (!compiled.ok()) {
+      return absl::Status(
+          compiled.status().code(),
+          absl::StrCat(r.kernel_file, ": kernel ", id, ": ", compiled.status().message()));
+    }
+    members.emplace_back(id + ".o", compiled->object);
+    std::string meta = compiled->metadata;
+    while (!meta.empty() && meta.back() == '\n') meta.pop_back();
+    metas.push_back(meta);
+    ids.push_back(id);
+  }
+  ASSIGN_OR_RETURN(std::string archive, codegen::MakeArchive(members));
+  const std::string json =
+      metas.empty() ? "[]\n" : absl::StrCat("[\n", absl::StrJoin(metas, ",\n"), "\n]\n");
+  RETURN_IF_ERROR(io::WriteFileAtomically(metadata_path, json));
+  RETURN_IF_ERROR(io::WriteFileAtomically(r.output, archive));
+  if (!ids.empty() && !r.overflow_warning.empty()) {
+    std::fprintf(stderr,
+                 "warning: %zu kernel(s) are not in the kernel library (%s); they compiled here "
+                 "in one action instead of each in its own cached action. Run `%s` and commit "
+                 "the new kernel files.\n",
+                 ids.size(), absl::StrJoin(ids, ", ").c_str(), r.overflow_warning.c_str());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ir::Function> LoadTypedKernel(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
+  ASSIGN_OR_RETURN(ir::Function fn, ir::ParseKernel(text, path));
+  RETURN_IF_ERROR(ir::InferTypes(ir::Module({{"main", fn}}, path)));
+  return fn;
+}
+
+}  // namespace
+
+absl::Status CompileCommand(const CompileRequest& r) {
+  if (r.output.empty()) return absl::InvalidArgumentError("compile needs -o OUTPUT (.o or .a)");
+  if (!r.llvm_version.empty() && r.llvm_version != codegen::LlvmVersion()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--llvm_version=", r.llvm_version, " but this relayc links LLVM ", codegen::LlvmVersion(),
+        ": the toolchain's recorded LLVM version is stale (re-run `bazel sync`) or relayc was "
+        "built against another LLVM"));
+  }
+  const std::string metadata = r.metadata.empty() ? DefaultMetadataPath(r.output) : r.metadata;
+  if (EndsWith(r.output, ".a")) return CompileOverflow(r, metadata);
+  compile::CompileOptions options;
+  options.target = r.target;
+  options.strategy = r.schedule;
+  ASSIGN_OR_RETURN(compile::CompiledKernel kernel,
+                   compile::CompileKernelFile(r.kernel_file, options));
+  return compile::WriteCompiledKernel(kernel, r.output, metadata);
+}
+
+absl::Status TeCommand(const std::string& kernel_file) {
+  ASSIGN_OR_RETURN(ir::Function fn, LoadTypedKernel(kernel_file));
+  ASSIGN_OR_RETURN(std::string text, te::PrintKernelCompute(*fn));
+  std::fputs(text.c_str(), stdout);
+  return absl::OkStatus();
+}
+
+absl::Status TirCommand(const std::string& kernel_file, const std::string& target,
+                        const std::string& schedule) {
+  ASSIGN_OR_RETURN(std::string text, io::ReadFile(kernel_file));
+  compile::CompileOptions options;
+  options.target = target;
+  options.strategy = schedule;
+  ASSIGN_OR_RETURN(tir::PrimFunc func, compile::LowerKernelText(text, kernel_file, options));
+  std::fputs(tir::PrimFuncToString(func).c_str(), stdout);
+  return absl::OkStatus();
+}
+
+}  // namespace relay::tools
