@@ -207,10 +207,12 @@ CommandLine ScanCommandLine(int argc, char** argv) {
     if (eq == std::string::npos && name.rfind("no", 0) == 0 && IsBoolFlag(name.substr(2))) {
       base = name.substr(2);
     }
-    static const std::set<std::string> kKnown = {
-        "in_place", "random_inputs", "input",         "output_dir",    "input_shape",
-        "output",   "params",        "kernel_dir",    "write_kernels", "out_dir",
-        "name",     "overflow",      "dump_ir_after", "time_passes"};
+    // Every flag some command takes; whether this command takes it is checked below.
+    static const std::set<std::string> kKnown = [] {
+      std::set<std::string> all;
+      for (const auto& [command, flags] : CommandFlags()) all.insert(flags.begin(), flags.end());
+      return all;
+    }();
     if (kKnown.count(base) == 0) {
       UsageError(absl::StrCat("unknown flag '", arg, "'"));
     }
