@@ -1047,17 +1047,133 @@ class CodeGen {
                                      ConstMd(b_.getInt32Ty(), std::max(1, target_.vector_lanes()))),
                         LoopProperty("llvm.loop.parallel_accesses", group)});
     }
+    llvm::Value* begin = min;
     llvm::Value* end = b_.CreateAdd(min, extent);
+    Stmt body = s->body();
+    if (s->for_kind() == ForKind::kVectorized && !IsShortLoop(s)) {
+      ASSIGN_OR_RETURN(body, TrimGuardedLoop(var, body, &begin, &end));
+    }
     if (group != nullptr) state_.access_groups.push_back(group);
     absl::Status status = EmitLoop(
-        min, end,
+        begin, end,
         [&](llvm::Value* i) {
           ScopedBinding bind(this, var.get(), i, range);
-          return EmitStmt(s->body());
+          return EmitStmt(body);
         },
         loop_md);
     if (group != nullptr) state_.access_groups.pop_back();
     return status;
+  }
+
+  // A loop LLVM fully unrolls before it vectorizes (a constant extent of a few vectors): its
+  // guards become per-lane branches that the SLP vectorizer handles better than a trimmed loop
+  // with a runtime trip count.
+  bool IsShortLoop(const Stmt& s) const {
+    std::optional<int64_t> extent = ConstInt(s->extent());
+    return extent && *extent <= 4 * std::max(1, target_.vector_lanes());
+  }
+
+  // `e` as `var + offset` with `offset` free of `var`; nullopt if it is not of that form.
+  static std::optional<PrimExpr> OffsetFrom(const PrimExpr& e, const PrimExpr& var) {
+    if (e == var) return tir::IntImm(0, var->dtype());
+    if (e->kind() != ExprKind::kAdd && e->kind() != ExprKind::kSub) return std::nullopt;
+    const PrimExpr& a = e->operands()[0];
+    const PrimExpr& b = e->operands()[1];
+    const bool in_a = Mentions(a, var.get()), in_b = Mentions(b, var.get());
+    if (in_a == in_b) return std::nullopt;
+    if (in_a) {
+      std::optional<PrimExpr> off = OffsetFrom(a, var);
+      if (!off) return std::nullopt;
+      return tir::MakeBinary(e->kind(), *off, b);
+    }
+    if (e->kind() == ExprKind::kSub) return std::nullopt;  // b - var: coefficient -1
+    std::optional<PrimExpr> off = OffsetFrom(b, var);
+    if (!off) return std::nullopt;
+    return tir::MakeBinary(ExprKind::kAdd, a, *off);
+  }
+
+  static bool Mentions(const PrimExpr& e, const ExprNode* node) {
+    bool found = false;
+    VisitExprs(e, [&](const PrimExpr& x) { found = found || x.get() == node; });
+    return found;
+  }
+
+  static bool HasLoad(const PrimExpr& e) {
+    bool found = false;
+    VisitExprs(e, [&](const PrimExpr& x) { found = found || x->kind() == ExprKind::kLoad; });
+    return found;
+  }
+
+  // Note on guarded vectorized loops: a split whose factor does not divide the extent leaves
+  //   for (w, 0, 8) vectorized { if (o*8 + w < 14 && rest) body }
+  // which LLVM can only vectorize with masked stores, if at all. The conjuncts that bound
+  // `w + offset` by a loop-invariant, load-free bound move into the loop's range instead:
+  //   for (w, max(0, ...), min(8, 14 - o*8)) vectorized { if (rest) body }
+  // Same iterations, same order; the vectorizer then needs only its usual remainder loop.
+  absl::StatusOr<Stmt> TrimGuardedLoop(const PrimExpr& var, const Stmt& body, llvm::Value** begin,
+                                       llvm::Value** end) {
+    if (body == nullptr || body->kind() != StmtKind::kIfThenElse || body->else_body() != nullptr) {
+      return body;
+    }
+    std::vector<PrimExpr> terms, rest;
+    std::function<void(const PrimExpr&)> flatten = [&](const PrimExpr& c) {
+      if (c->kind() == ExprKind::kAnd) {
+        flatten(c->operands()[0]);
+        flatten(c->operands()[1]);
+        return;
+      }
+      terms.push_back(c);
+    };
+    flatten(body->condition());
+    const DType t = var->dtype();
+    bool trimmed = false;
+    for (const PrimExpr& term : terms) {
+      const ExprKind k = term->kind();
+      const bool is_bound =
+          k == ExprKind::kLT || k == ExprKind::kLE || k == ExprKind::kGT || k == ExprKind::kGE;
+      if (!is_bound || term->operands()[0]->dtype() != t) {
+        rest.push_back(term);
+        continue;
+      }
+      const PrimExpr& x = term->operands()[0];
+      const PrimExpr& y = term->operands()[1];
+      // Normalise to `var + offset  (op)  bound`.
+      std::optional<PrimExpr> offset;
+      PrimExpr bound;
+      ExprKind op = k;
+      if (!Mentions(y, var.get()) && !HasLoad(y)) {
+        offset = OffsetFrom(x, var);
+        bound = y;
+      } else if (!Mentions(x, var.get()) && !HasLoad(x)) {
+        offset = OffsetFrom(y, var);
+        bound = x;
+        op = k == ExprKind::kLT   ? ExprKind::kGT
+             : k == ExprKind::kLE ? ExprKind::kGE
+             : k == ExprKind::kGT ? ExprKind::kLT
+                                  : ExprKind::kLE;
+      }
+      if (!offset || HasLoad(*offset)) {
+        rest.push_back(term);
+        continue;
+      }
+      // var (op) bound - offset.
+      ASSIGN_OR_RETURN(llvm::Value * limit,
+                       EmitExpr(tir::MakeBinary(ExprKind::kSub, bound, *offset)));
+      llvm::Value* one = llvm::ConstantInt::get(limit->getType(), 1);
+      if (op == ExprKind::kLE) limit = b_.CreateAdd(limit, one);  // var < limit + 1
+      if (op == ExprKind::kGT) limit = b_.CreateAdd(limit, one);  // var >= limit + 1
+      if (op == ExprKind::kLT || op == ExprKind::kLE) {
+        *end = b_.CreateSelect(b_.CreateICmpSLT(limit, *end), limit, *end);
+      } else {
+        *begin = b_.CreateSelect(b_.CreateICmpSGT(limit, *begin), limit, *begin);
+      }
+      trimmed = true;
+    }
+    if (!trimmed) return body;
+    if (rest.empty()) return body->body();
+    PrimExpr cond = rest[0];
+    for (size_t i = 1; i < rest.size(); ++i) cond = tir::MakeBinary(ExprKind::kAnd, cond, rest[i]);
+    return tir::MakeIfThenElse(cond, body->body());
   }
 
   // The variables and buffers bound outside `body` that it uses, in first-use order.

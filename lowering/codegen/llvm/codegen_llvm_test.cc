@@ -688,6 +688,40 @@ TEST_P(CodegenTest, SelectNeverReadsOutOfBounds) {
   munmap(mem, 2 * page);
 }
 
+// Guards on a long vectorized loop's variable (a split's tail) become its bounds; guards that are
+// not bounds stay. for i in 0..100 vectorized: if (i + 3 < 50 && 10 <= i [&& i % 3 == 0]).
+PrimFunc GuardedLoop(bool residual) {
+  const int64_t n = 100;
+  Buffer a = Param("a", DT::kFloat32, n), out = Param("out", DT::kFloat32, n);
+  PrimExpr i = tir::MakeVar("i");
+  PrimExpr cond =
+      Bin(ExprKind::kAnd, Bin(ExprKind::kLT, i + I(3), I(50)), Bin(ExprKind::kLE, I(10), i));
+  if (residual) cond = Bin(ExprKind::kAnd, cond, Bin(ExprKind::kEQ, tir::FloorMod(i, I(3)), I(0)));
+  return Func("k_guarded", {a, out}, 1,
+              For(i, n, tir::MakeIfThenElse(cond, tir::MakeStore(out, i, Ld(a, i) * F(2))),
+                  ForKind::kVectorized));
+}
+
+TEST_P(CodegenTest, GuardedVectorizedLoopsKeepTheirIterations) {
+  for (bool residual : {false, true}) {
+    LoadedKernel k = LoadOrDie(GuardedLoop(residual), target_);
+    ASSERT_NE(k.fn, nullptr);
+    AlignedArray<float> av(100), ov(100);
+    for (int e = 0; e < 100; ++e) {
+      av[e] = static_cast<float>(e);
+      ov[e] = -1;
+    }
+    ASSERT_EQ(k.Call({av.data(), ov.data()}), 0);
+    for (int e = 0; e < 100; ++e) {
+      const bool written = e + 3 < 50 && 10 <= e && (!residual || e % 3 == 0);
+      EXPECT_EQ(ov[e], written ? 2.0f * e : -1.0f) << e;
+    }
+  }
+  absl::StatusOr<std::string> ir = EmitLLVMText(GuardedLoop(false), target_, /*optimize=*/true);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_TRUE(absl::StrContains(*ir, absl::StrCat("<", target_.vector_lanes(), " x float>")));
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, CodegenTest,
                          ::testing::Values("x86-64", "x86-64-avx2", "x86-64-avx512"));
 

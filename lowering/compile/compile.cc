@@ -1,0 +1,180 @@
+#include "lowering/compile/compile.h"
+
+#include <unistd.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lowering/codegen/llvm/codegen_llvm.h"
+#include "lowering/io/file.h"
+#include "lowering/ir/expr.h"
+#include "lowering/ir/module.h"
+#include "lowering/ir/text/parser.h"
+#include "lowering/ir/type_infer.h"
+#include "lowering/passes/expr_util.h"
+#include "lowering/passes/flops.h"
+#include "lowering/passes/partition.h"
+#include "lowering/schedule/lower_kernel.h"
+#include "lowering/support/status_macros.h"
+#include "lowering/target/target.h"
+#include "nlohmann/json.hpp"
+
+namespace relay::compile {
+namespace {
+
+constexpr char kSuffix[] = ".relay";
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// "k_" + 20 lowercase hex digits (passes::KernelId).
+bool IsKernelId(const std::string& s) {
+  if (s.size() != 22 || s.compare(0, 2, "k_") != 0) return false;
+  for (size_t i = 2; i < s.size(); ++i) {
+    const char c = s[i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+// `status` with its message naming kernel `id` (prefixed unless the message already names it,
+// as located errors "k_<id>.relay:3:4: error: ..." do).
+absl::Status WithKernel(const absl::Status& status, const std::string& id) {
+  if (status.ok() || absl::StrContains(status.message(), id)) return status;
+  return absl::Status(status.code(), absl::StrCat("kernel ", id, ": ", status.message()));
+}
+
+// The tensors of a (possibly nested tuple) type, depth first.
+void FlattenType(const ir::Type& type, std::vector<ir::Type>* out) {
+  if (type.is_tuple()) {
+    for (const ir::Type& f : type.fields()) FlattenType(f, out);
+    return;
+  }
+  out->push_back(type);
+}
+
+// What a parsed, typed kernel is: its id, function and loop IR.
+struct LoweredKernel {
+  std::string id;
+  ir::Function function;
+  Target target;
+  tir::PrimFunc func;
+};
+
+absl::StatusOr<LoweredKernel> Lower(const std::string& text, const std::string& file_name,
+                                    const CompileOptions& options) {
+  LoweredKernel k;
+  const std::string base = BaseName(file_name);
+  k.id = passes::KernelId(text);
+  const std::string named = absl::EndsWith(base, kSuffix)
+                                ? base.substr(0, base.size() - (sizeof(kSuffix) - 1))
+                                : std::string();
+  if (!IsKernelId(named)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel file '", base, "' is not named ", k.id, kSuffix, " (k_<id>.relay)"));
+  }
+  if (named != k.id) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kernel file '", base, "' does not hold kernel ", named, ": its text hashes to ", k.id,
+        ". Kernel files must not be edited; regenerate them (bazel run //<model>.update_kernels)"));
+  }
+  absl::StatusOr<Target> target = ParseTarget(options.target);
+  if (!target.ok()) return WithKernel(target.status(), k.id);
+  k.target = *target;
+  if (options.strategy != "naive" && options.strategy != "default") {
+    return absl::InvalidArgumentError(absl::StrCat("kernel ", k.id, ": unknown schedule strategy '",
+                                                   options.strategy, "' (known: naive, default)"));
+  }
+
+  absl::StatusOr<ir::Function> fn = ir::ParseKernel(text, base);
+  if (!fn.ok()) return WithKernel(fn.status(), k.id);
+  k.function = *fn;
+  RETURN_IF_ERROR(WithKernel(ir::InferTypes(ir::Module({{"main", k.function}}, base)), k.id));
+
+  absl::StatusOr<tir::PrimFunc> func =
+      schedule::LowerKernel(*k.function, k.id, options.strategy, k.target);
+  if (!func.ok()) return WithKernel(func.status(), k.id);
+  k.func = *std::move(func);
+  return k;
+}
+
+absl::StatusOr<std::string> Metadata(const LoweredKernel& k, const CompileOptions& options) {
+  nlohmann::ordered_json json;
+  json["symbol"] = k.id;
+  json["kernel"] = k.id;
+  json["target"] = k.target.name;
+  json["schedule"] = options.strategy;
+  nlohmann::ordered_json args = nlohmann::ordered_json::array();
+  auto add_arg = [&](const ir::Type& type, const char* kind) {
+    nlohmann::ordered_json arg;
+    arg["shape"] = type.shape();
+    arg["dtype"] = ir::DTypeName(type.dtype());
+    arg["kind"] = kind;
+    args.push_back(std::move(arg));
+  };
+  std::vector<ir::Type> inputs, outputs;
+  for (const ir::Var& p : k.function->params()) FlattenType(p->checked_type(), &inputs);
+  FlattenType(k.function->body()->checked_type(), &outputs);
+  if (inputs.size() + outputs.size() != k.func.params.size()) {
+    return absl::InternalError(absl::StrCat("kernel ", k.id, ": ", inputs.size(), " inputs and ",
+                                            outputs.size(), " outputs, but the loop IR has ",
+                                            k.func.params.size(), " parameters"));
+  }
+  for (const ir::Type& t : inputs) add_arg(t, "input");
+  for (const ir::Type& t : outputs) add_arg(t, "output");
+  json["args"] = std::move(args);
+  json["flops"] = passes::EstimateFunctionFlops(*k.function);
+  std::vector<std::string> ops;
+  for (const ir::Expr& n : passes::PostOrder(k.function->body())) {
+    const auto* call = n->As<ir::CallNode>();
+    if (call != nullptr && call->op() != nullptr) ops.push_back(call->op()->name);
+  }
+  json["ops"] = absl::StrJoin(ops, "+");
+  json["llvm_version"] = codegen::LlvmVersion();
+  return json.dump(2) + "\n";
+}
+
+}  // namespace
+
+absl::StatusOr<tir::PrimFunc> LowerKernelText(const std::string& text, const std::string& file_name,
+                                              const CompileOptions& options) {
+  ASSIGN_OR_RETURN(LoweredKernel k, Lower(text, file_name, options));
+  return std::move(k.func);
+}
+
+absl::StatusOr<CompiledKernel> CompileKernelText(const std::string& text,
+                                                 const std::string& file_name,
+                                                 const CompileOptions& options) {
+  ASSIGN_OR_RETURN(LoweredKernel k, Lower(text, file_name, options));
+  CompiledKernel out;
+  out.id = k.id;
+  absl::StatusOr<std::string> object = codegen::CompileToObject(k.func, k.target);
+  if (!object.ok()) return WithKernel(object.status(), k.id);
+  out.object = *std::move(object);
+  ASSIGN_OR_RETURN(out.metadata, Metadata(k, options));
+  out.func = std::move(k.func);
+  return out;
+}
+
+absl::StatusOr<CompiledKernel> CompileKernelFile(const std::string& path,
+                                                 const CompileOptions& options) {
+  ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
+  return CompileKernelText(text, path, options);
+}
+
+absl::Status WriteCompiledKernel(const CompiledKernel& kernel, const std::string& object_path,
+                                 const std::string& metadata_path) {
+  RETURN_IF_ERROR(io::WriteFileAtomically(object_path, kernel.object));
+  absl::Status status = io::WriteFileAtomically(metadata_path, kernel.metadata);
+  if (!status.ok()) ::unlink(object_path.c_str());
+  return status;
+}
+
+}  // namespace relay::compile
