@@ -26,8 +26,9 @@ def relay_model_library(
       params: the weights of a .relay model (safetensors).
       visibility: of the cc_library.
       tags: for every target the macro defines.
-      **kwargs: passed to the cc_library (e.g. testonly).
+      **kwargs: passed to the cc_library; `testonly` applies to every target.
     """
+    testonly = kwargs.get("testonly", False)
     relay_model(
         name = name + "_relay",
         model = model,
@@ -36,6 +37,7 @@ def relay_model_library(
         kernels = kernels,
         model_name = name,
         tags = tags,
+        testonly = testonly,
         visibility = ["//visibility:private"],
     )
     for group in ["hdrs", "srcs", "partition", "overflow"]:
@@ -44,6 +46,7 @@ def relay_model_library(
             srcs = [":%s_relay" % name],
             output_group = group,
             tags = tags,
+            testonly = testonly,
         )
     cc_library(
         name = name,
@@ -62,6 +65,7 @@ def relay_model_library(
         kernels = kernels,
         model_name = name,
         tags = tags,
+        testonly = testonly,
     )
     relay_kernels_test(
         name = name + "_kernels_test",
@@ -78,4 +82,5 @@ def relay_model_library(
         outs = [name + "_kernels_listing.txt"],
         cmd = "for f in $(SRCS); do case $$f in *.kernels.txt) cp $$f $@;; esac; done",
         tags = tags,
+        testonly = testonly,
     )
