@@ -16,7 +16,9 @@
 //     RelayAlignedFree above (a failed allocation frees what is live and returns -1);
 //   - loops: kSerial plain; kUnrolled with llvm.loop.unroll.full; kVectorized with
 //     llvm.loop.vectorize.enable, width = the target's float32 lanes, and parallel-access
-//     metadata (the loop IR guarantees no loop-carried dependence); kParallel outlined into an
+//     metadata (the loop IR guarantees no loop-carried dependence; the conditions of a guarded
+//     body that bound a long loop's variable, as split tails make, become its bounds, so that
+//     no masked stores are needed); kParallel outlined into an
 //     internal `void body(int64_t begin, int64_t end, void* closure)` called through
 //     RelayParallelFor (a parallel loop inside a parallel loop's body runs serially, as the
 //     runtime would run it anyway);
@@ -52,7 +54,8 @@ namespace relay::codegen {
 // Emits the (unoptimised) LLVM module of `func` for `target` into `context`. The module's
 // triple, data layout and function attributes (target-cpu, target-features) are set.
 // Errors: InvalidArgument for malformed loop IR (a variable or buffer used outside its scope,
-// a tensor-expression node left in the body, a non-int64 loop bound) naming the function;
+// a tensor-expression node left in the body, a store into an input, non-integer loop bounds)
+// naming the function;
 // InvalidArgument for an unsupported target (see CreateTargetMachine).
 absl::StatusOr<std::unique_ptr<llvm::Module>> EmitLLVM(const tir::PrimFunc& func,
                                                        const Target& target,
