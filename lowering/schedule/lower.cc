@@ -102,6 +102,10 @@ ForKind KindOf(LoopAnnotation a) {
       return ForKind::kVectorized;
     case LoopAnnotation::kUnroll:
       return ForKind::kUnrolled;
+    case LoopAnnotation::kBlockIdx:
+      return ForKind::kBlockIdx;
+    case LoopAnnotation::kThreadIdx:
+      return ForKind::kThreadIdx;
     case LoopAnnotation::kNone:
       break;
   }

@@ -161,6 +161,19 @@ absl::Status Stage::Unroll(Loop loop) {
   return absl::OkStatus();
 }
 
+absl::Status Stage::Bind(Loop loop, LoopAnnotation axis) {
+  if (axis != LoopAnnotation::kBlockIdx && axis != LoopAnnotation::kThreadIdx) {
+    return Misuse(*this, "bind to something other than blockIdx.x or threadIdx.x");
+  }
+  if (!IsLeaf(loop)) return Misuse(*this, "bind of a loop that is not one of its leaf loops");
+  if (info(loop).reduce) {
+    return Misuse(*this, absl::StrCat("bind of reduction loop ", info(loop).name,
+                                      " (its iterations accumulate into one element)"));
+  }
+  loops_[static_cast<size_t>(loop.id)].annotation = axis;
+  return absl::OkStatus();
+}
+
 absl::Status Stage::ComputeInline() {
   if (op_->kind() != te::OperationNode::Kind::kCompute) {
     return Misuse(*this, "compute_inline of a placeholder");

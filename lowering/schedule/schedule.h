@@ -27,7 +27,8 @@ struct Loop {
   bool operator==(const Loop& o) const { return id == o.id; }
 };
 
-enum class LoopAnnotation { kNone, kParallel, kVectorize, kUnroll };
+// kBlockIdx / kThreadIdx bind a loop to a GPU's blockIdx.x / threadIdx.x (see Stage::Bind).
+enum class LoopAnnotation { kNone, kParallel, kVectorize, kUnroll, kBlockIdx, kThreadIdx };
 
 class Schedule;
 
@@ -53,6 +54,10 @@ class Stage {
   absl::Status Parallel(Loop loop);
   absl::Status Vectorize(Loop loop);
   absl::Status Unroll(Loop loop);
+  // Binds a spatial loop to blockIdx.x (`axis` kBlockIdx: one block per iteration) or
+  // threadIdx.x (kThreadIdx: one thread of the block per iteration), for CUDA targets. Any
+  // other `axis`, or a reduction loop, is a misuse.
+  absl::Status Bind(Loop loop, LoopAnnotation axis);
   // Substitutes this stage's body into its consumers: no loops of its own. Only for computes
   // without a reduction that are not kernel outputs.
   absl::Status ComputeInline();

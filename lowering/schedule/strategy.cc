@@ -29,6 +29,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lowering/schedule/cuda_strategy.h"
 #include "lowering/schedule/expand.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/tir/substitute.h"
@@ -326,6 +327,10 @@ absl::StatusOr<std::unique_ptr<Schedule>> MakeSchedule(const te::LoweredKernel& 
   }
   auto schedule = std::make_unique<Schedule>(kernel.outputs);
   if (strategy == "naive") return schedule;
+  if (target.kind == Target::Kind::kCuda) {
+    RETURN_IF_ERROR(ApplyCudaStrategy(schedule.get(), target));
+    return schedule;
+  }
   RETURN_IF_ERROR(DefaultStrategy(schedule.get(), target).Run());
   return schedule;
 }

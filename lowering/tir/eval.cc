@@ -335,7 +335,8 @@ class Evaluator {
       case StmtKind::kFor: {
         const int64_t min = Eval(s->min()).i, extent = Eval(s->extent()).i;
         const bool reverse =
-            s->for_kind() == ForKind::kParallel || s->for_kind() == ForKind::kVectorized;
+            s->for_kind() == ForKind::kParallel || s->for_kind() == ForKind::kVectorized ||
+            s->for_kind() == ForKind::kBlockIdx || s->for_kind() == ForKind::kThreadIdx;
         const ExprNode* var = s->loop_var().get();
         for (int64_t k = 0; k < extent && !failed(); ++k) {
           vars_[var].i = min + (reverse ? extent - 1 - k : k);

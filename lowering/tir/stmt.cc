@@ -19,6 +19,10 @@ const char* ForKindName(ForKind k) {
       return " vectorized";
     case ForKind::kUnrolled:
       return " unrolled";
+    case ForKind::kBlockIdx:
+      return " blockIdx.x";
+    case ForKind::kThreadIdx:
+      return " threadIdx.x";
   }
   return "";
 }

@@ -39,8 +39,10 @@ enum class StmtKind { kFor, kSeq, kStore, kAllocate, kIfThenElse, kLetStmt };
 
 // How a loop runs. kParallel loops are split across the runtime's thread pool; kVectorized
 // loops are emitted so LLVM vectorizes them (they must have no loop-carried dependence);
-// kUnrolled loops are fully unrolled.
-enum class ForKind { kSerial, kParallel, kVectorized, kUnrolled };
+// kUnrolled loops are fully unrolled. kBlockIdx / kThreadIdx loops are bound to a GPU's
+// blockIdx.x / threadIdx.x (CUDA targets): every iteration runs at once, on its own block or
+// thread, so like kParallel they must not depend on each other; CPU codegen runs them serially.
+enum class ForKind { kSerial, kParallel, kVectorized, kUnrolled, kBlockIdx, kThreadIdx };
 
 class StmtNode;
 using Stmt = std::shared_ptr<const StmtNode>;

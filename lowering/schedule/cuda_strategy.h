@@ -1,0 +1,27 @@
+// The schedule strategy for CUDA targets: loops bound to blockIdx.x / threadIdx.x.
+#ifndef RULES_RELAY_LOWERING_SCHEDULE_CUDA_STRATEGY_H_
+#define RULES_RELAY_LOWERING_SCHEDULE_CUDA_STRATEGY_H_
+
+#include "absl/status/status.h"
+#include "lowering/schedule/schedule.h"
+#include "lowering/target/target.h"
+
+namespace relay::schedule {
+
+// The "default" strategy for a CUDA target (MakeSchedule dispatches here; "naive" stays all
+// serial and runs as one GPU thread). Injective stages that are not outputs are inlined, as on
+// CPU. Every output is computed one GPU thread per output element: its spatial axes fused,
+// split by kCudaThreadsPerBlock, the outer loop bound to blockIdx.x and the inner one to
+// threadIdx.x; its reduction loops run inside the thread. A reduction that is not an output
+// (softmax's max and sum, layer_norm's mean) is computed inside the thread of the one output
+// element that reads it (compute_at), when every read of it takes one element; otherwise it is
+// a root nest of its own, bound the same way, in a device buffer (a launch of its own). Details
+// in cuda_strategy.cc.
+absl::Status ApplyCudaStrategy(Schedule* schedule, const Target& target);
+
+// Threads per block of the thread-per-element schedules (a multiple of the warp size).
+inline constexpr int64_t kCudaThreadsPerBlock = 256;
+
+}  // namespace relay::schedule
+
+#endif  // RULES_RELAY_LOWERING_SCHEDULE_CUDA_STRATEGY_H_
