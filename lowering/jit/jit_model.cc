@@ -1,0 +1,321 @@
+#include "lowering/jit/jit_model.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lowering/assemble/assemble.h"
+#include "lowering/assemble/kernel_meta.h"
+#include "lowering/assemble/memory_plan.h"
+#include "lowering/codegen/llvm/jit.h"
+#include "lowering/compile/compile.h"
+#include "lowering/ir/dtype.h"
+#include "lowering/passes/graph_json.h"
+#include "lowering/support/status_macros.h"
+#include "runtime/relay_runtime.h"
+
+namespace relay::jit {
+namespace {
+
+using passes::Buffer;
+
+// A zeroed, 64-byte aligned block (the calling convention's alignment), never empty.
+class AlignedBlock {
+ public:
+  // ResourceExhausted when the memory is not there (a model too large for this machine).
+  static absl::StatusOr<std::unique_ptr<AlignedBlock>> Allocate(int64_t bytes) {
+    const int64_t padded = assemble::PaddedBytes(bytes);
+    void* data = std::aligned_alloc(assemble::kBufferAlignment, static_cast<size_t>(padded));
+    if (data == nullptr) {
+      return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", padded, " bytes"));
+    }
+    std::memset(data, 0, static_cast<size_t>(padded));
+    return std::unique_ptr<AlignedBlock>(new AlignedBlock(static_cast<uint8_t*>(data)));
+  }
+  ~AlignedBlock() { std::free(data_); }
+  AlignedBlock(const AlignedBlock&) = delete;
+  AlignedBlock& operator=(const AlignedBlock&) = delete;
+  uint8_t* data() { return data_; }
+
+ private:
+  explicit AlignedBlock(uint8_t* data) : data_(data) {}
+  uint8_t* data_;
+};
+
+std::string TypeText(const ir::Shape& shape, ir::DType dtype) {
+  return ir::TypeToString(ir::Type::Tensor(shape, dtype));
+}
+
+// Compiled object + metadata of one kernel, from the cache or from the compiler.
+struct Obtained {
+  std::string object;
+  std::string metadata;
+  bool cached = false;
+  double seconds = 0;
+};
+
+absl::StatusOr<Obtained> CompileOne(const passes::Kernel& kernel, const JitOptions& options) {
+  compile::CompileOptions compile_options;
+  compile_options.target = options.target;
+  compile_options.strategy = options.schedule;
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<compile::CompiledKernel> compiled =
+      compile::CompileKernelText(kernel.text, kernel.id + ".relay", compile_options);
+  if (!compiled.ok()) {
+    // CompileKernelText's messages name the kernel file already.
+    return compiled.status();
+  }
+  Obtained o;
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  o.object = std::move(compiled->object);
+  o.metadata = std::move(compiled->metadata);
+  return o;
+}
+
+// The cache entry of `kernel` if there is a sound one; else compiles it (and stores it).
+absl::StatusOr<Obtained> Obtain(const passes::Kernel& kernel, const JitOptions& options,
+                                CompileReport& report) {
+  const CacheKey key{kernel.id, options.target, options.schedule};
+  if (options.cache != nullptr) {
+    absl::StatusOr<CachedKernel> hit = options.cache->Lookup(key);
+    if (hit.ok()) {
+      Obtained o;
+      o.object = std::move(hit->object);
+      o.metadata = std::move(hit->metadata);
+      o.cached = true;
+      return o;
+    }
+    if (!absl::IsNotFound(hit.status())) {
+      report.warnings.push_back(absl::StrCat(hit.status().message(), "; recompiling"));
+    }
+  }
+  ASSIGN_OR_RETURN(Obtained o, CompileOne(kernel, options));
+  if (options.cache != nullptr) {
+    absl::Status stored = options.cache->Store(key, {o.object, o.metadata});
+    if (!stored.ok()) {
+      report.warnings.push_back(
+          absl::StrCat("kernel ", kernel.id, " not cached: ", stored.message()));
+    }
+  }
+  return o;
+}
+
+// Checks call `index` of the graph against its kernel's metadata.
+absl::Status CheckCall(const passes::Graph& graph, int index, const assemble::KernelMeta& meta) {
+  const passes::KernelCall& call = graph.calls[index];
+  const std::string where = absl::StrCat("call #", index, " of ", call.kernel);
+  if (meta.num_inputs() != static_cast<int>(call.args.size()) ||
+      meta.num_outputs() != static_cast<int>(call.outputs.size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": the graph passes ", call.args.size(), " inputs and ", call.outputs.size(),
+        " outputs; the compiled kernel takes ", meta.num_inputs(), " and ", meta.num_outputs()));
+  }
+  std::vector<int> buffers = call.args;
+  buffers.insert(buffers.end(), call.outputs.begin(), call.outputs.end());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const Buffer& b = graph.buffers[buffers[i]];
+    const assemble::KernelArg& a = meta.args[i];
+    if (b.shape != a.shape || b.dtype != a.dtype) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": argument ", i, " is buffer %", b.id, " of type ", TypeText(b.shape, b.dtype),
+          "; the compiled kernel expects ", TypeText(a.shape, a.dtype)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+struct JitModel::State {
+  std::unique_ptr<codegen::Jit> jit;
+  std::unique_ptr<AlignedBlock> arena;
+  std::vector<std::unique_ptr<AlignedBlock>> blocks;  // inputs, weights, outputs
+  std::vector<void*> addresses;                       // by buffer id
+  std::vector<bool> input_set;                        // by position in graph.inputs
+  std::vector<codegen::KernelFunction> functions;     // by call
+  std::vector<std::vector<void*>> args;               // by call
+};
+
+JitModel::JitModel(passes::Graph graph, std::unique_ptr<State> state)
+    : graph_(std::move(graph)), state_(std::move(state)) {}
+JitModel::~JitModel() = default;
+
+absl::StatusOr<std::unique_ptr<JitModel>> JitModel::Compile(const passes::PartitionedModel& model,
+                                                            const JitOptions& options) {
+  const passes::Graph& graph = model.graph;
+  RETURN_IF_ERROR(assemble::ValidateGraph(graph));
+  auto state = std::make_unique<State>();
+  ASSIGN_OR_RETURN(state->jit, codegen::Jit::Create());
+  CompileReport report;
+
+  std::map<std::string, const passes::Kernel*> kernels;
+  for (const passes::Kernel& k : model.kernels) kernels.emplace(k.id, &k);
+  std::map<std::string, assemble::KernelMeta> metas;
+  std::map<std::string, codegen::KernelFunction> functions;
+  for (const std::string& id : passes::KernelIds(graph)) {
+    auto it = kernels.find(id);
+    if (it == kernels.end()) {
+      return absl::NotFoundError(absl::StrCat("the graph calls kernel ", id,
+                                              ", which the partitioned model does not have"));
+    }
+    const passes::Kernel& kernel = *it->second;
+    ASSIGN_OR_RETURN(Obtained o, Obtain(kernel, options, report));
+    absl::Status added = state->jit->AddObject(o.object, id + ".o");
+    if (!added.ok() && o.cached) {
+      // The entry passed its checks yet does not load (written by a buggy relayc, say): the
+      // compiler's own object is the truth.
+      report.warnings.push_back(absl::StrCat("kernel cache entry of ", id, " does not load (",
+                                             added.message(), "); recompiling"));
+      ASSIGN_OR_RETURN(o, CompileOne(kernel, options));
+      if (options.cache != nullptr) {
+        absl::Status stored =
+            options.cache->Store({id, options.target, options.schedule}, {o.object, o.metadata});
+        if (!stored.ok()) {
+          report.warnings.push_back(absl::StrCat("kernel ", id, " not cached: ", stored.message()));
+        }
+      }
+      added = state->jit->AddObject(o.object, id + ".o");
+    }
+    if (!added.ok()) {
+      return absl::InternalError(absl::StrCat("kernel ", id, ": ", added.message()));
+    }
+    ASSIGN_OR_RETURN(assemble::KernelMeta meta,
+                     assemble::ParseKernelMeta(o.metadata, id + " metadata"));
+    absl::StatusOr<codegen::KernelFunction> fn = state->jit->LookupKernel(meta.symbol);
+    if (!fn.ok()) {
+      return absl::InternalError(absl::StrCat("kernel ", id, ": ", fn.status().message()));
+    }
+    functions[id] = *fn;
+    KernelRecord record;
+    record.id = id;
+    record.cached = o.cached;
+    record.seconds = o.seconds;
+    record.ops = absl::StrJoin(kernel.ops, "+");
+    report.kernels.push_back(std::move(record));
+    ++(o.cached ? report.cached : report.compiled);
+    metas.emplace(id, std::move(meta));
+  }
+  for (size_t i = 0; i < graph.calls.size(); ++i) {
+    RETURN_IF_ERROR(CheckCall(graph, static_cast<int>(i), metas.at(graph.calls[i].kernel)));
+  }
+
+  // Buffers: temporaries in the arena, the rest in blocks of their own.
+  const assemble::MemoryPlan plan = assemble::PlanMemory(graph);
+  ASSIGN_OR_RETURN(state->arena, AlignedBlock::Allocate(plan.arena_bytes));
+  state->addresses.assign(graph.buffers.size(), nullptr);
+  for (const Buffer& b : graph.buffers) {
+    if (plan.offsets[b.id] != assemble::MemoryPlan::kNotInArena) {
+      state->addresses[b.id] = state->arena->data() + plan.offsets[b.id];
+      continue;
+    }
+    ASSIGN_OR_RETURN(std::unique_ptr<AlignedBlock> block,
+                     AlignedBlock::Allocate(assemble::BufferBytes(b)));
+    state->blocks.push_back(std::move(block));
+    state->addresses[b.id] = state->blocks.back()->data();
+    if (b.kind != Buffer::Kind::kParam) continue;
+    auto weight = model.params.find(b.name);
+    if (weight == model.params.end()) {
+      return absl::NotFoundError(absl::StrCat("weight '", b.name, "' (buffer %", b.id,
+                                              ") is not among the model's weights"));
+    }
+    if (weight->second.shape() != b.shape || weight->second.dtype() != b.dtype) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("weight '", b.name, "' is ", ir::TypeToString(weight->second.type()),
+                       "; buffer %", b.id, " is ", TypeText(b.shape, b.dtype)));
+    }
+    std::memcpy(state->addresses[b.id], weight->second.raw(),
+                static_cast<size_t>(weight->second.NumBytes()));
+  }
+  state->input_set.assign(graph.inputs.size(), false);
+  for (const passes::KernelCall& call : graph.calls) {
+    std::vector<void*> args;
+    for (int id : call.args) args.push_back(state->addresses[id]);
+    for (int id : call.outputs) args.push_back(state->addresses[id]);
+    state->args.push_back(std::move(args));
+    state->functions.push_back(functions.at(call.kernel));
+  }
+  std::unique_ptr<JitModel> jit_model(new JitModel(graph, std::move(state)));
+  jit_model->report_ = std::move(report);
+  return jit_model;
+}
+
+std::vector<std::pair<std::string, ir::Type>> JitModel::Inputs() const {
+  std::vector<std::pair<std::string, ir::Type>> inputs;
+  for (int id : graph_.inputs) {
+    const Buffer& b = graph_.buffers[id];
+    inputs.emplace_back(b.name, ir::Type::Tensor(b.shape, b.dtype));
+  }
+  return inputs;
+}
+
+absl::Status JitModel::SetInput(const std::string& name, const ir::Tensor& value) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < graph_.inputs.size(); ++i) {
+    const Buffer& b = graph_.buffers[graph_.inputs[i]];
+    names.push_back(b.name);
+    if (b.name != name) continue;
+    if (value.shape() != b.shape || value.dtype() != b.dtype) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", name, "' is ",
+                                                     TypeText(b.shape, b.dtype), "; the value is ",
+                                                     ir::TypeToString(value.type())));
+    }
+    std::memcpy(state_->addresses[b.id], value.raw(), static_cast<size_t>(value.NumBytes()));
+    state_->input_set[i] = true;
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("the model has no input '", name,
+                   "' (its inputs: ", names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
+}
+
+absl::Status JitModel::Execute() {
+  for (size_t i = 0; i < graph_.inputs.size(); ++i) {
+    if (!state_->input_set[i]) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("input '", graph_.buffers[graph_.inputs[i]].name, "' has not been set"));
+    }
+  }
+  for (size_t i = 0; i < state_->functions.size(); ++i) {
+    RelaySetLastError(nullptr);
+    const int32_t rc = state_->functions[i](state_->args[i].data());
+    if (rc != 0) {
+      return absl::InternalError(absl::StrCat("call #", i, " of ", graph_.calls[i].kernel,
+                                              " returned ", rc, ": ", RelayGetLastError()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<ir::Tensor> JitModel::Outputs() const {
+  std::vector<ir::Tensor> outputs;
+  for (int id : graph_.outputs) {
+    const Buffer& b = graph_.buffers[id];
+    ir::Tensor t(b.shape, b.dtype);
+    std::memcpy(t.raw(), state_->addresses[id], static_cast<size_t>(t.NumBytes()));
+    outputs.push_back(std::move(t));
+  }
+  return outputs;
+}
+
+absl::StatusOr<std::vector<ir::Tensor>> JitModel::Run(
+    const std::map<std::string, ir::Tensor>& inputs) {
+  for (const auto& [name, value] : inputs) RETURN_IF_ERROR(SetInput(name, value));
+  for (int id : graph_.inputs) {
+    const std::string& name = graph_.buffers[id].name;
+    if (inputs.count(name) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat("no value for input '", name, "'"));
+    }
+  }
+  RETURN_IF_ERROR(Execute());
+  return Outputs();
+}
+
+}  // namespace relay::jit
