@@ -14,6 +14,9 @@
 //   relayc te K.relay / tir K.relay     a kernel's compute / loop IR (compile_command.h)
 //   relayc compile --target=T K.relay -o K.o   a kernel's object and metadata
 //   relayc assemble NAME.graph.json ...  the model's executor, header and weights object
+//   relayc run MODEL --input NAME=FILE.npy ... [--output_dir DIR]
+//                                       compile (or load from the kernel cache) and run in process
+//   relayc cache ls|clear               the kernel cache of relayc run (run_command.h)
 // check and interpret also take an .onnx model (with --input-shape), or Relay text with
 // --params W.safetensors.
 //
@@ -52,14 +55,16 @@
 #include "lowering/tools/compile_command.h"
 #include "lowering/tools/partition_command.h"
 #include "lowering/tools/relayc_onnx.h"
+#include "lowering/tools/run_command.h"
+#include "lowering/tools/values.h"
 
 ABSL_FLAG(bool, in_place, false, "fmt: rewrite FILE instead of printing it");
 // --input is not an Abseil flag: Abseil's std::vector<std::string> flags keep only the last
 // occurrence, and --input repeats. ScanCommandLine collects every occurrence instead.
 ABSL_FLAG(bool, random_inputs, false,
-          "interpret: give parameters without --input deterministic pseudo-random values");
+          "interpret/run: give parameters without --input deterministic pseudo-random values");
 ABSL_FLAG(std::string, output_dir, "",
-          "interpret: write the results to DIR/output_<i>.npy (DIR is created if missing)");
+          "interpret/run: write the results to DIR/output_<i>.npy (DIR is created if missing)");
 ABSL_FLAG(std::string, output, "", "import: the Relay text file to write (default: stdout)");
 ABSL_FLAG(std::string, kernel_dir, "",
           "partition: the kernel library's folder; interpret: where a .graph.json's kernels are");
@@ -72,8 +77,13 @@ ABSL_FLAG(std::string, dump_ir_after, "",
           "partition/kernels: print the module after this pass (or 'all') to stderr");
 ABSL_FLAG(bool, time_passes, false, "partition/kernels: print each pass's time to stderr");
 ABSL_FLAG(std::string, target, "x86-64",
-          "compile/tir: the target (x86-64, x86-64-avx2, x86-64-avx512)");
-ABSL_FLAG(std::string, schedule, "default", "compile/tir: the schedule strategy (naive, default)");
+          "compile/tir/run: the target (x86-64, x86-64-avx2, x86-64-avx512)");
+ABSL_FLAG(std::string, schedule, "default",
+          "compile/tir/run: the schedule strategy (naive, default)");
+ABSL_FLAG(int, threads, 0, "run: the runtime's thread count (default: RELAY_NUM_THREADS or CPUs)");
+ABSL_FLAG(int, repeat, 1, "run: run N times and print the median and minimum time");
+ABSL_FLAG(bool, kernel_cache, true,
+          "run: use the kernel cache ($RELAY_CACHE_DIR or ~/.cache/relayc/kernels)");
 ABSL_FLAG(std::string, llvm_version, "",
           "compile: the LLVM version the build expects relayc to link (checked)");
 ABSL_FLAG(std::string, metadata, "", "compile: where K.json goes (default: next to -o)");
@@ -117,6 +127,16 @@ Commands:
       --target x86-64|x86-64-avx2|x86-64-avx512   --schedule naive|default
       --metadata K.json   --llvm_version V (checked against the LLVM relayc links)
       An overflow file (several kernels) compiles with -o NAME.a to an archive.
+  run MODEL         compile the model's kernels in process (JIT) and run it; prints what was
+                    compiled or loaded from the kernel cache, the run time and the outputs
+      --input NAME=FILE.npy, --random_inputs, --output_dir DIR   as for interpret
+      --target T, --schedule naive|default   as for compile
+      --threads N       the runtime's thread count (default: $RELAY_NUM_THREADS, else CPUs)
+      --repeat N        run N times; print the median and minimum time
+      --nokernel_cache  compile every kernel; neither read nor write the cache
+  cache ls|clear    list (id, target, schedule, bytes, ops; stale and damaged marked) or remove
+                    the entries of relayc run's kernel cache: $RELAY_CACHE_DIR, else
+                    ~/.cache/relayc/kernels (one folder per relayc version)
   help              print this message
 
 check and interpret also accept an .onnx FILE, imported on the fly, and Relay text with its
@@ -153,6 +173,10 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
       {"compile", {"target", "schedule", "llvm_version", "metadata", "overflow_warning", "output"}},
       {"te", {}},
       {"tir", {"target", "schedule"}},
+      {"run",
+       {"input", "random_inputs", "output_dir", "input_shape", "params", "target", "schedule",
+        "threads", "repeat", "kernel_cache"}},
+      {"cache", {}},
       {"help", {}},
   };
   return *flags;
@@ -160,7 +184,7 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
 
 bool IsBoolFlag(const std::string& name) {
   return name == "in_place" || name == "random_inputs" || name == "write_kernels" ||
-         name == "time_passes";
+         name == "time_passes" || name == "kernel_cache";
 }
 
 // What the pre-scan of argv found.
@@ -275,58 +299,6 @@ absl::Status Check(const std::string& path, const std::vector<std::string>& inpu
   options.show_types = true;
   std::fputs(ir::PrintModule(module, options).c_str(), stdout);
   return absl::OkStatus();
-}
-
-// splitmix64: a tiny generator whose sequence is fixed by its definition, unlike the
-// implementation-defined distributions of <random>, so --random_inputs gives the same values on
-// every machine and compiler.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, 1), with 53 random bits.
-  double NextUnit() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
-
- private:
-  uint64_t state_;
-};
-
-// Values for parameter `name` of type `type`, seeded by the name (FNV-1a) so that adding a
-// parameter does not change the values of the others.
-ir::Tensor RandomTensor(const std::string& name, const ir::Type& type) {
-  uint64_t seed = 0xcbf29ce484222325ull;
-  for (unsigned char c : name) seed = (seed ^ c) * 0x100000001b3ull;
-  SplitMix64 rng(seed);
-  ir::Tensor t(type.shape(), type.dtype());
-  for (int64_t i = 0; i < t.NumElements(); ++i) {
-    double u = rng.NextUnit();
-    if (ir::IsFloat(type.dtype())) {
-      t.SetDouble(i, 2 * u - 1);
-    } else if (ir::IsInt(type.dtype())) {
-      t.SetDouble(i, static_cast<double>(static_cast<int>(u * 10)));
-    } else {
-      t.SetDouble(i, u < 0.5 ? 0 : 1);
-    }
-  }
-  return t;
-}
-
-// "[0.25, -1, 3.5, ... (24 values)]": enough to recognise a result at a glance. Up to ten values
-// print in full (a classifier's scores).
-std::string Preview(const ir::Tensor& t) {
-  const int64_t kShown = t.NumElements() <= 10 ? 10 : 6;
-  std::vector<std::string> values;
-  for (int64_t i = 0; i < t.NumElements() && i < kShown; ++i) {
-    values.push_back(absl::StrFormat("%.6g", t.GetDouble(i)));
-  }
-  std::string text = absl::StrCat("[", absl::StrJoin(values, ", "));
-  if (t.NumElements() > kShown) absl::StrAppend(&text, ", ... (", t.NumElements(), " values)");
-  return text + "]";
 }
 
 absl::Status Interpret(const std::string& path, const std::vector<std::string>& input_flags,
@@ -490,6 +462,22 @@ int Main(int argc, char** argv) {
     status = TeCommand(path);
   } else if (cl.command == "tir") {
     status = TirCommand(path, absl::GetFlag(FLAGS_target), absl::GetFlag(FLAGS_schedule));
+  } else if (cl.command == "run") {
+    RunRequest request;
+    request.model = path;
+    request.input_shapes = cl.input_shapes;
+    request.params = absl::GetFlag(FLAGS_params);
+    request.inputs = cl.inputs;
+    request.random_inputs = absl::GetFlag(FLAGS_random_inputs);
+    request.output_dir = absl::GetFlag(FLAGS_output_dir);
+    request.target = absl::GetFlag(FLAGS_target);
+    request.schedule = absl::GetFlag(FLAGS_schedule);
+    request.threads = absl::GetFlag(FLAGS_threads);
+    request.repeat = absl::GetFlag(FLAGS_repeat);
+    request.use_cache = absl::GetFlag(FLAGS_kernel_cache);
+    status = RunCommand(request);
+  } else if (cl.command == "cache") {
+    status = CacheCommand(path);
   } else if (cl.command == "assemble") {
     status = AssembleCommand(path, absl::GetFlag(FLAGS_params), cl.kernel_metas,
                              absl::GetFlag(FLAGS_out_dir), absl::GetFlag(FLAGS_name));

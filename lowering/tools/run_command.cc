@@ -1,0 +1,240 @@
+#include "lowering/tools/run_command.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "lowering/io/file.h"
+#include "lowering/io/npy.h"
+#include "lowering/ir/tensor.h"
+#include "lowering/jit/jit_model.h"
+#include "lowering/jit/kernel_cache.h"
+#include "lowering/passes/model.h"
+#include "lowering/passes/partition.h"
+#include "lowering/pipeline.h"
+#include "lowering/support/status_macros.h"
+#include "lowering/tools/relayc_onnx.h"
+#include "lowering/tools/values.h"
+#include "runtime/relay_runtime.h"
+
+namespace relay::tools {
+namespace {
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+void Warn(const std::string& message) {
+  std::fprintf(stderr, "relayc: warning: %s\n", message.c_str());
+}
+
+// The cache of this relayc, or none (with a warning saying why).
+std::optional<jit::KernelCache> OpenCache() {
+  absl::StatusOr<std::string> dir = jit::DefaultCacheDir();
+  absl::StatusOr<std::string> version = jit::RelaycVersion();
+  absl::Status problem = !dir.ok() ? dir.status() : version.status();
+  if (problem.ok()) {
+    absl::StatusOr<jit::KernelCache> cache = jit::KernelCache::Open(*dir, *version);
+    if (cache.ok()) return *std::move(cache);
+    problem = cache.status();
+  }
+  Warn(absl::StrCat("no kernel cache (", problem.message(), "): compiling every kernel"));
+  return std::nullopt;
+}
+
+// The value of every model input: --input files, else random values with --random_inputs
+// (printed, as interpret prints them).
+absl::StatusOr<std::map<std::string, ir::Tensor>> Inputs(const passes::Graph& graph,
+                                                         const RunRequest& r) {
+  std::vector<std::pair<std::string, ir::Type>> model_inputs;
+  for (int id : graph.inputs) {
+    const passes::Buffer& b = graph.buffers[id];
+    model_inputs.emplace_back(b.name, ir::Type::Tensor(b.shape, b.dtype));
+  }
+  std::map<std::string, ir::Type> types;
+  std::vector<std::string> names;
+  for (const auto& [name, type] : model_inputs) {
+    types.emplace(name, type);
+    names.push_back("%" + name);
+  }
+  const std::string known = names.empty() ? "none" : absl::StrJoin(names, ", ");
+  std::map<std::string, ir::Tensor> inputs;
+  for (const std::string& flag : r.inputs) {
+    const size_t eq = flag.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == flag.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--input '", flag, "' is not of the form NAME=FILE.npy"));
+    }
+    const size_t skip = flag[0] == '%' ? 1 : 0;
+    const std::string name = flag.substr(skip, eq - skip);
+    const std::string file = flag.substr(eq + 1);
+    auto type = types.find(name);
+    if (type == types.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("--input ", name, ": the model has no input %",
+                                                     name, " (its inputs: ", known, ")"));
+    }
+    if (inputs.count(name) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("--input ", name, " is given twice"));
+    }
+    ASSIGN_OR_RETURN(ir::Tensor tensor, io::ReadNpy(file));
+    if (tensor.type() != type->second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--input ", name, ": ", file, " holds ", ir::TypeToString(tensor.type()),
+                       " but input %", name, " is ", ir::TypeToString(type->second)));
+    }
+    inputs.emplace(name, std::move(tensor));
+  }
+  for (const auto& [name, type] : model_inputs) {
+    if (inputs.count(name) != 0) continue;
+    if (!r.random_inputs) {
+      return absl::InvalidArgumentError(absl::StrCat("missing input for %", name, " (",
+                                                     ir::TypeToString(type), "): pass --input ",
+                                                     name, "=FILE.npy or --random_inputs"));
+    }
+    inputs.emplace(name, RandomTensor(name, type));
+    std::printf("input %%%s: %s random %s\n", name.c_str(), ir::TypeToString(type).c_str(),
+                Preview(inputs.at(name)).c_str());
+  }
+  return inputs;
+}
+
+std::string Kib(int64_t bytes) { return absl::StrFormat("%.1f KiB", bytes / 1024.0); }
+
+}  // namespace
+
+absl::Status RunCommand(const RunRequest& r) {
+  if (r.threads < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--threads ", r.threads, " is negative"));
+  }
+  if (r.repeat < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("--repeat ", r.repeat, " is not at least 1"));
+  }
+  ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(r.model, r.input_shapes, r.params));
+  absl::StatusOr<passes::PartitionedModel> partitioned =
+      PartitionModel(passes::Model{loaded.module, loaded.params});
+  if (!partitioned.ok()) {
+    return absl::Status(partitioned.status().code(),
+                        absl::StrCat(r.model, ": ", partitioned.status().message()));
+  }
+
+  // Inputs first: a mistyped --input should not wait for the compiler.
+  ASSIGN_OR_RETURN(auto inputs, Inputs(partitioned->graph, r));
+
+  std::optional<jit::KernelCache> cache;
+  if (r.use_cache) cache = OpenCache();
+  jit::JitOptions options;
+  options.target = r.target;
+  options.schedule = r.schedule;
+  options.cache = cache ? &*cache : nullptr;
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<jit::JitModel>> compiled =
+      jit::JitModel::Compile(*partitioned, options);
+  if (!compiled.ok()) {
+    return absl::Status(compiled.status().code(),
+                        absl::StrCat(r.model, ": ", compiled.status().message()));
+  }
+  const double compile_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  jit::JitModel& model = **compiled;
+  const jit::CompileReport& report = model.report();
+  for (const std::string& warning : report.warnings) Warn(warning);
+  std::string line =
+      absl::StrFormat("compiled %d, cached %d kernels (%s, %s) in %.3f s", report.compiled,
+                      report.cached, r.target, r.schedule, compile_seconds);
+  std::vector<double> times;
+  for (const jit::KernelRecord& k : report.kernels) {
+    if (!k.cached) times.push_back(k.seconds * 1e3);
+  }
+  if (!times.empty()) {
+    absl::StrAppendFormat(&line, "; per kernel: median %.1f ms, max %.1f ms", Median(times),
+                          *std::max_element(times.begin(), times.end()));
+  }
+  std::printf("%s\n", line.c_str());
+
+  for (const auto& [name, value] : inputs) RETURN_IF_ERROR(model.SetInput(name, value));
+  if (r.threads > 0) RelaySetNumThreads(r.threads);
+  std::vector<double> run_ms;
+  for (int i = 0; i < r.repeat; ++i) {
+    const auto run_start = std::chrono::steady_clock::now();
+    RETURN_IF_ERROR(model.Execute());
+    run_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - run_start)
+            .count());
+  }
+  const int threads = RelayGetNumThreads();
+  const char* plural = threads == 1 ? "" : "s";
+  if (r.repeat == 1) {
+    std::printf("run: %.3f ms (%d thread%s)\n", run_ms[0], threads, plural);
+  } else {
+    std::printf("run: median %.3f ms, min %.3f ms over %d runs (%d thread%s)\n", Median(run_ms),
+                *std::min_element(run_ms.begin(), run_ms.end()), r.repeat, threads, plural);
+  }
+
+  const std::vector<ir::Tensor> outputs = model.Outputs();
+  if (!r.output_dir.empty()) RETURN_IF_ERROR(io::MakeDirectories(r.output_dir));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string name = absl::StrCat("output_", i);
+    std::string where;
+    if (!r.output_dir.empty()) {
+      const std::string file = absl::StrCat(r.output_dir, "/", name, ".npy");
+      RETURN_IF_ERROR(io::WriteNpy(file, outputs[i]));
+      where = absl::StrCat(" -> ", file);
+    }
+    std::printf("%s: %s %s%s\n", name.c_str(), ir::TypeToString(outputs[i].type()).c_str(),
+                Preview(outputs[i]).c_str(), where.c_str());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CacheCommand(const std::string& action) {
+  if (action != "ls" && action != "clear") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'relayc cache ", action, "': the actions are ls and clear"));
+  }
+  ASSIGN_OR_RETURN(std::string dir, jit::DefaultCacheDir());
+  absl::StatusOr<std::string> version = jit::RelaycVersion();
+  // Without a build id every entry shows as stale, which is the truth for this binary.
+  ASSIGN_OR_RETURN(jit::KernelCache cache,
+                   jit::KernelCache::Open(dir, version.ok() ? *version : "unknown"));
+  if (action == "clear") {
+    ASSIGN_OR_RETURN(jit::ClearResult cleared, cache.Clear());
+    std::printf("removed %d entries (%s) from %s\n", cleared.entries, Kib(cleared.bytes).c_str(),
+                dir.c_str());
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(std::vector<jit::CacheEntry> entries, cache.List());
+  std::printf("kernel cache %s (this relayc: %s)\n", dir.c_str(), cache.version().c_str());
+  int64_t total = 0;
+  int stale = 0, damaged = 0;
+  for (const jit::CacheEntry& e : entries) {
+    std::string note = e.ops;
+    if (!e.valid) {
+      note = absl::StrCat("[damaged: ", e.problem, "]");
+      ++damaged;
+    } else if (!e.current) {
+      absl::StrAppend(&note, " [stale: ", e.version, "]");
+      ++stale;
+    }
+    std::printf("%-22s  %-14s  %-8s  %10lld  %s\n", e.key.kernel.c_str(), e.key.target.c_str(),
+                e.key.schedule.c_str(), static_cast<long long>(e.bytes), note.c_str());
+    total += e.bytes;
+  }
+  std::printf("%zu entries, %lld bytes (%s); %d stale, %d damaged\n", entries.size(),
+              static_cast<long long>(total), Kib(total).c_str(), stale, damaged);
+  return absl::OkStatus();
+}
+
+}  // namespace relay::tools
