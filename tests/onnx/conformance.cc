@@ -2,6 +2,13 @@
 // reference interpreter, and compares every output with the suite's expected values.
 //
 //   bazel run //tests/onnx:conformance [-- --suite_dir=DIR --report=FILE --filter=SUBSTRING]
+//                                      [--compiled [--schedule=S] [--target=T]]
+//
+// With --compiled, every case that passes interpreted is also partitioned (PartitionModel),
+// each kernel compiled (CompileKernelText, the code `relayc compile` runs) with each schedule
+// (default and naive, or the one --schedule names), run in process (jit::JitModel, what
+// `relayc run` runs), and compared with the expected outputs under the same tolerances. A case
+// that passes interpreted but not compiled is failed, its detail naming the schedule.
 //
 // Each case directory holds model.onnx and test_data_set_N/{input_K.pb, output_K.pb}. A case
 // is imported with the shapes of its first data set's inputs, then run on every data set.
@@ -45,6 +52,9 @@
 #include "lowering/ir/text/parser.h"
 #include "lowering/ir/text/printer.h"
 #include "lowering/ir/type_infer.h"
+#include "lowering/jit/jit_model.h"
+#include "lowering/passes/model.h"
+#include "lowering/pipeline.h"
 #include "onnx/onnx_pb.h"
 
 ABSL_FLAG(std::string, suite_dir, "/usr/share/libonnx-testdata/data",
@@ -57,6 +67,11 @@ ABSL_FLAG(std::string, exclusions, "tests/onnx/exclusions.txt",
           "cases we deliberately do not follow: one 'case reason...' per line (empty: none)");
 ABSL_FLAG(std::string, filter, "", "only run cases whose folder/name contains this");
 ABSL_FLAG(bool, verbose, false, "print every case's outcome, not only failures");
+ABSL_FLAG(bool, compiled, false,
+          "also partition, compile and run (in process) every case that passes interpreted");
+ABSL_FLAG(std::string, schedule, "",
+          "--compiled: the schedule to compile with (naive or default; empty: both)");
+ABSL_FLAG(std::string, target, "x86-64", "--compiled: the target to compile for");
 
 namespace relay {
 namespace {
@@ -177,6 +192,55 @@ std::string Compare(const ir::Tensor& got, const ir::Tensor& want, double rtol, 
     const bool ok = exact ? g == w : err <= atol + rtol * std::fabs(w);
     if (!ok) {
       return absl::StrCat("element ", i, " is ", g, ", expected ", w, " (error ", err, ")");
+    }
+  }
+  return "";
+}
+
+// The schedules --compiled runs each case with.
+std::vector<std::string> Schedules() {
+  if (!absl::GetFlag(FLAGS_schedule).empty()) return {absl::GetFlag(FLAGS_schedule)};
+  return {"default", "naive"};
+}
+
+// Partitions, compiles (with `schedule`) and runs `imported` on `input_values` (in the order of
+// `inputs`), and compares with `expected`. Empty when every output matches, else what went wrong.
+std::string CheckCompiled(const ImportedModel& imported,
+                          const std::vector<const onnx::ValueInfoProto*>& inputs,
+                          const std::vector<ir::Tensor>& input_values,
+                          const std::vector<ir::Tensor>& expected, const std::string& schedule,
+                          double rtol, double atol, double* max_error) {
+  absl::StatusOr<passes::PartitionedModel> partitioned =
+      PartitionModel(passes::Model{imported.module, imported.params});
+  if (!partitioned.ok()) return absl::StrCat("partition: ", partitioned.status().message());
+  jit::JitOptions options;
+  options.target = absl::GetFlag(FLAGS_target);
+  options.schedule = schedule;
+  absl::StatusOr<std::unique_ptr<jit::JitModel>> model =
+      jit::JitModel::Compile(*partitioned, options);
+  if (!model.ok()) return absl::StrCat("compile: ", model.status().message());
+  std::map<std::string, ir::Tensor> values;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    for (const ImportedModel::Input& in : imported.inputs) {
+      if (in.onnx_name == inputs[k]->name()) values[in.name] = input_values[k];
+    }
+  }
+  // Only what the partitioned graph still takes (an input the model ignores is not in it).
+  std::map<std::string, ir::Tensor> args;
+  for (const auto& [name, type] : (*model)->Inputs()) {
+    auto it = values.find(name);
+    if (it == values.end()) return absl::StrCat("no value for the graph's input '", name, "'");
+    args.emplace(name, it->second);
+  }
+  absl::StatusOr<std::vector<ir::Tensor>> got = (*model)->Run(args);
+  if (!got.ok()) return absl::StrCat("run: ", got.status().message());
+  if (got->size() != expected.size()) {
+    return absl::StrCat(got->size(), " outputs, expected ", expected.size());
+  }
+  for (size_t k = 0; k < got->size(); ++k) {
+    const std::string diff = Compare((*got)[k], expected[k], rtol, atol, max_error);
+    if (!diff.empty()) {
+      return absl::StrCat("output ", k, " ('", imported.outputs[k], "'): ", diff);
     }
   }
   return "";
@@ -323,6 +387,15 @@ CaseResult RunCase(const fs::path& dir, const std::string& name,
                                    imported->outputs[k], "'): ", diff));
       }
     }
+    if (!absl::GetFlag(FLAGS_compiled)) continue;
+    for (const std::string& schedule : Schedules()) {
+      const std::string problem = CheckCompiled(*imported, inputs, input_values, expected, schedule,
+                                                rtol, atol, &result.max_error);
+      if (!problem.empty()) {
+        return failed(absl::StrCat("compiled (", absl::GetFlag(FLAGS_target), ", ", schedule, "), ",
+                                   set.filename().string(), ": ", problem));
+      }
+    }
   }
   result.outcome = Outcome::kPassed;
   return result;
@@ -396,6 +469,15 @@ int Main() {
                  std::string(written.message()).c_str());
   } else {
     std::printf("report: %s\n", report_path.c_str());
+  }
+  if (absl::GetFlag(FLAGS_compiled)) {
+    int compiled_failed = 0;
+    for (const CaseResult& r : results) {
+      if (r.outcome == Outcome::kFailed && r.detail.rfind("compiled (", 0) == 0) ++compiled_failed;
+    }
+    std::printf("compiled (%s; %s): %d passed, %d passed interpreted but failed compiled\n",
+                absl::GetFlag(FLAGS_target).c_str(), absl::StrJoin(Schedules(), ", ").c_str(),
+                total[0], compiled_failed);
   }
   std::printf("conformance: %d passed, %d failed, %d unsupported\n", total[0], total[1], total[2]);
   return total[1] > 0 ? 1 : 0;

@@ -1,16 +1,19 @@
 #!/bin/bash
 # Runs the ONNX conformance suite; fails on any failing case, on a missing suite, and when fewer
 # cases pass than MIN_PASSED (so that a regression turning cases "unsupported" is caught too).
+# Arguments after the first two go to the runner (--compiled: every passing case is also
+# compiled and run, and the runner's "compiled (...)" line must be there).
 set -u
 readonly CONFORMANCE="$1"
 readonly SUITE="$2"
+shift 2
 readonly MIN_PASSED=350
 
 if [[ ! -d "${SUITE}" ]]; then
   echo "FAIL: ${SUITE} does not exist: install Debian's libonnx-testdata" >&2
   exit 1
 fi
-output="$("${CONFORMANCE}" --suite_dir="${SUITE}")"
+output="$("${CONFORMANCE}" --suite_dir="${SUITE}" "$@")"
 status=$?
 echo "${output}"
 last="$(echo "${output}" | tail -n 1)"
@@ -26,6 +29,11 @@ if [[ "${status}" -ne 0 || "${failed}" -ne 0 ]]; then
 fi
 if (( passed < MIN_PASSED )); then
   echo "FAIL: only ${passed} cases passed; expected at least ${MIN_PASSED}" >&2
+  exit 1
+fi
+if [[ " $* " == *" --compiled "* ]] &&
+  ! echo "${output}" | grep -qE "^compiled \(.*\): ${passed} passed, 0 passed interpreted but failed compiled$"; then
+  echo "FAIL: --compiled, but no compiled summary line for ${passed} cases" >&2
   exit 1
 fi
 echo "PASS"
