@@ -381,6 +381,7 @@ class Lowerer {
       s->extent[static_cast<size_t>(st.reduce_axis(j).id)] = st.info(st.reduce_axis(j)).extent;
     }
     std::vector<bool> split_guarded(st.relations().size(), false);
+    std::vector<bool> split_shifted(st.relations().size(), false);
     for (size_t k = 0; k < st.relations().size(); ++k) {
       const auto& rel = st.relations()[k];
       if (rel.kind == Stage::Relation::Kind::kSplit) {
@@ -388,7 +389,11 @@ class Lowerer {
             SplitLoopExtents(s->extent[static_cast<size_t>(rel.parent.id)], rel.factor);
         s->extent[static_cast<size_t>(rel.outer.id)] = e.outer;
         s->extent[static_cast<size_t>(rel.inner.id)] = e.inner;
-        split_guarded[k] = e.guarded;
+        if (e.guarded && rel.tail == TailStrategy::kShiftInwards) {
+          split_shifted[k] = true;
+        } else {
+          split_guarded[k] = e.guarded;
+        }
       } else {
         s->extent[static_cast<size_t>(rel.parent.id)] =
             s->extent[static_cast<size_t>(rel.outer.id)] *
@@ -406,16 +411,41 @@ class Lowerer {
       leaf_pos[id] = static_cast<int>(q);
       all_ranges_[s->var[id].get()] = Interval::Loop(s->extent[id]);
     }
-    for (auto it = st.relations().rbegin(); it != st.relations().rend(); ++it) {
+    for (size_t k = st.relations().size(); k-- > 0;) {
+      const auto* it = &st.relations()[k];
       const size_t p = static_cast<size_t>(it->parent.id), o = static_cast<size_t>(it->outer.id),
                    i = static_cast<size_t>(it->inner.id);
       if (it->kind == Stage::Relation::Kind::kSplit) {
-        s->value[p] = s->value[o] * IntImm(s->extent[i]) + s->value[i];
+        PrimExpr start = s->value[o] * IntImm(s->extent[i]);
+        if (split_shifted[k]) start = tir::Min(start, IntImm(s->extent[p] - s->extent[i]));
+        s->value[p] = start + s->value[i];
         leaf_pos[p] = std::max(leaf_pos[o], leaf_pos[i]);
       } else {
         s->value[o] = tir::FloorDiv(s->value[p], IntImm(s->extent[i]));
         s->value[i] = tir::FloorMod(s->value[p], IntImm(s->extent[i]));
         leaf_pos[o] = leaf_pos[i] = leaf_pos[p];
+      }
+    }
+
+    // A shift-inwards split recomputes points: in a reduction, only whole (init + every
+    // reduction step) computations may repeat, so its outer loop must enclose the reductions.
+    if (s->is_reduce) {
+      size_t first_reduce = leaves.size();
+      for (size_t q = 0; q < leaves.size(); ++q) {
+        if (st.info(leaves[q]).reduce) {
+          first_reduce = q;
+          break;
+        }
+      }
+      for (size_t k = 0; k < st.relations().size(); ++k) {
+        const int outer = st.relations()[k].outer.id;
+        if (split_shifted[k] &&
+            leaf_pos[static_cast<size_t>(outer)] >= static_cast<int>(first_reduce)) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              name_, ": stage ", op->name(), ": the shift-inwards split of loop ",
+              st.info(st.relations()[k].parent).name, " runs inside reduction loop ",
+              st.info(leaves[first_reduce]).name, " (shifted points would be accumulated twice)"));
+        }
       }
     }
 

@@ -82,14 +82,18 @@ int64_t Stage::extent(Loop loop) const {
   return loops_[static_cast<size_t>(loop.id)].extent;
 }
 
-absl::StatusOr<std::pair<Loop, Loop>> Stage::Split(Loop loop, int64_t factor) {
+absl::StatusOr<std::pair<Loop, Loop>> Stage::Split(Loop loop, int64_t factor, TailStrategy tail) {
   if (!IsLeaf(loop)) return Misuse(*this, "split of a loop that is not one of its leaf loops");
   if (factor < 1) return Misuse(*this, absl::StrCat("split factor ", factor, " is not positive"));
   const LoopInfo parent = loops_[static_cast<size_t>(loop.id)];
+  if (tail == TailStrategy::kShiftInwards && parent.reduce) {
+    return Misuse(*this, absl::StrCat("shift-inwards split of reduction loop ", parent.name,
+                                      " (shifted points would be accumulated twice)"));
+  }
   const SplitExtents e = SplitLoopExtents(parent.extent, factor);
   Loop outer = NewLoop({parent.name + ".outer", e.outer, parent.reduce, LoopAnnotation::kNone});
   Loop inner = NewLoop({parent.name + ".inner", e.inner, parent.reduce, LoopAnnotation::kNone});
-  relations_.push_back({Relation::Kind::kSplit, loop, outer, inner, factor});
+  relations_.push_back({Relation::Kind::kSplit, loop, outer, inner, factor, tail});
   auto it = std::find(leaves_.begin(), leaves_.end(), loop);
   it = leaves_.erase(it);
   leaves_.insert(it, {outer, inner});

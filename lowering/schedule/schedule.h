@@ -30,6 +30,17 @@ struct Loop {
 // kBlockIdx / kThreadIdx bind a loop to a GPU's blockIdx.x / threadIdx.x (see Stage::Bind).
 enum class LoopAnnotation { kNone, kParallel, kVectorize, kUnroll, kBlockIdx, kThreadIdx };
 
+// What a split whose factor does not divide the extent does with the last, partial tile (as in
+// Halide):
+//   kGuardWithIf:  the last outer iteration runs a full inner loop with its overshooting
+//                  iterations skipped by a guard (x = o*f + i, if (x < extent)).
+//   kShiftInwards: the last outer iteration is shifted back to end at the extent, so every
+//                  inner loop is full and unguarded (x = min(o*f, extent - f) + i); some points
+//                  are computed twice. Only for spatial loops, and in a reduction stage only when
+//                  the outer loop runs outside every reduction loop (else a point would be
+//                  accumulated twice; the lowering rejects it).
+enum class TailStrategy { kGuardWithIf, kShiftInwards };
+
 class Schedule;
 
 class Stage {
@@ -45,8 +56,9 @@ class Stage {
   int64_t extent(Loop loop) const;
 
   // loop -> (outer, inner) with inner extent `factor`; a factor that does not divide the
-  // extent leaves a guarded tail.
-  absl::StatusOr<std::pair<Loop, Loop>> Split(Loop loop, int64_t factor);
+  // extent leaves a tail, handled as `tail` says.
+  absl::StatusOr<std::pair<Loop, Loop>> Split(Loop loop, int64_t factor,
+                                              TailStrategy tail = TailStrategy::kGuardWithIf);
   // Two adjacent leaf loops, outer then inner, into one.
   absl::StatusOr<Loop> Fuse(Loop outer, Loop inner);
   // Puts the given leaf loops in this relative order (others keep their places).
@@ -77,6 +89,7 @@ class Stage {
     enum class Kind { kSplit, kFuse } kind;
     Loop parent, outer, inner;  // split: parent -> (outer, inner); fuse: (outer, inner) -> parent
     int64_t factor = 0;
+    TailStrategy tail = TailStrategy::kGuardWithIf;  // split only
   };
   const LoopInfo& info(Loop loop) const { return loops_[loop.id]; }
   const std::vector<Relation>& relations() const { return relations_; }

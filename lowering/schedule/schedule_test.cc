@@ -326,6 +326,64 @@ TEST(LowerTest, SplitWithATailIsGuarded) {
             "}\n");
 }
 
+TEST(LowerTest, ShiftInwardsSplitHasNoGuard) {
+  // 10 = 4 + 4 + 2: the last strip starts at 6 instead of 8, recomputing 6 and 7.
+  Tensor a = Placeholder("p0", {10}, kF32);
+  Tensor b = Compute(
+      "double", {10}, [&](const Axes& i) { return Read(a, i) * F(2); }, "multiply",
+      ir::OpPattern::kElemWise);
+  Kernel k{{a}, {b}};
+  Schedule s(k.outputs);
+  Stage* st = s[b];
+  auto parts = st->Split(st->axis(0), 4, TailStrategy::kShiftInwards);
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  EXPECT_EQ(st->extent(parts->first), 3);
+  ASSERT_TRUE(st->Vectorize(parts->second).ok());
+  EXPECT_EQ(Text(s, k),
+            "func f(in p0: float32[10], out out0: float32[10]) {\n"
+            "  for (i0.outer, 0, 3) {\n"
+            "    for (i0.inner, 0, 4) vectorized {\n"
+            "      out0[(min((i0.outer*4), 6) + i0.inner)] = (p0[(min((i0.outer*4), 6) + "
+            "i0.inner)]*2f);\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+  EXPECT_EQ(CompareWithDefinition(*Lower(s, k), k, 1), "");
+}
+
+TEST(LowerTest, ShiftInwardsStripOfAnAttachedReduction) {
+  // relu(matmul + bias) in strips of 4 of 6 columns: the second strip is columns 2..5, and the
+  // matmul computed at it covers exactly those columns, without guards.
+  Kernel k = MatmulBiasRelu(2, 3, 6);
+  Schedule s(k.outputs);
+  Tensor mm = k.outputs[0]->inputs()[0]->inputs()[0];
+  Stage* out = s[k.outputs[0]];
+  ASSERT_TRUE(s[k.outputs[0]->inputs()[0]]->ComputeInline().ok());
+  auto parts = out->Split(out->axis(1), 4, TailStrategy::kShiftInwards);
+  ASSERT_TRUE(parts.ok());
+  ASSERT_TRUE(s[mm]->ComputeAt(out, parts->first).ok());
+  const std::string text = Text(s, k);
+  EXPECT_THAT(text, HasSubstr("min((i1.outer*4), 2)"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("if")));
+  EXPECT_EQ(CompareWithDefinition(*Lower(s, k), k, 3), "") << text;
+}
+
+TEST(LowerErrorTest, ShiftInwardsInsideAReduction) {
+  Kernel k = MatmulKernel(2, 3, 6);
+  Schedule s(k.outputs);
+  Stage* st = s[k.outputs[0]];
+  auto split = st->Split(st->reduce_axis(0), 2, TailStrategy::kShiftInwards);
+  EXPECT_EQ(split.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(split.status().message()), HasSubstr("shift-inwards split of reduction"));
+  // Columns split with their outer loop inside k: column 2 and 3 would be summed twice.
+  auto parts = st->Split(st->axis(1), 4, TailStrategy::kShiftInwards);
+  ASSERT_TRUE(parts.ok());
+  ASSERT_TRUE(st->Reorder({st->reduce_axis(0), parts->first}).ok());
+  auto f = LowerSchedule(s, k.Args(), "f");
+  EXPECT_EQ(f.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(f.status().message()), HasSubstr("runs inside reduction loop k"));
+}
+
 TEST(LowerTest, DivisibleSplitHasNoGuard) {
   Tensor a = Placeholder("p0", {8}, kF32);
   Tensor b = Compute(
@@ -785,10 +843,14 @@ void RandomSchedule(Schedule* s, Rng* rng) {
   }
   for (const auto& st : s->stages()) {
     if (st->op()->kind() != te::OperationNode::Kind::kCompute || st->inlined()) continue;
+    const bool reduce = st->op()->body()->kind() == ExprKind::kReduce;
     for (int n = rng->Below(3); n > 0; --n) {
       const auto& leaves = st->leaf_loops();
       Loop l = leaves[static_cast<size_t>(rng->Below(static_cast<int>(leaves.size())))];
-      ASSERT_TRUE(st->Split(l, 1 + rng->Below(5)).ok());
+      // Shift-inwards tails only where no reduction loop can end up outside the outer loop.
+      const TailStrategy tail =
+          !reduce && rng->Below(2) == 0 ? TailStrategy::kShiftInwards : TailStrategy::kGuardWithIf;
+      ASSERT_TRUE(st->Split(l, 1 + rng->Below(5), tail).ok());
     }
     if (st->leaf_loops().size() >= 2 && rng->Below(2) == 0) {
       const size_t q =
