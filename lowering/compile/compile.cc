@@ -10,6 +10,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lowering/codegen/cuda/cuda_object.h"
+#include "lowering/codegen/cuda/nvcc.h"
 #include "lowering/codegen/llvm/codegen_llvm.h"
 #include "lowering/io/file.h"
 #include "lowering/ir/expr.h"
@@ -105,7 +107,14 @@ absl::StatusOr<LoweredKernel> Lower(const std::string& text, const std::string& 
   return k;
 }
 
-absl::StatusOr<std::string> Metadata(const LoweredKernel& k, const CompileOptions& options) {
+// What the CUDA path adds to the metadata: nvcc's version and the launches.
+struct CudaInfo {
+  std::string nvcc_version;
+  std::vector<codegen::CudaLaunch> launches;
+};
+
+absl::StatusOr<std::string> Metadata(const LoweredKernel& k, const CompileOptions& options,
+                                     const CudaInfo* cuda = nullptr) {
   nlohmann::ordered_json json;
   json["symbol"] = k.id;
   json["kernel"] = k.id;
@@ -138,6 +147,18 @@ absl::StatusOr<std::string> Metadata(const LoweredKernel& k, const CompileOption
   }
   json["ops"] = absl::StrJoin(ops, "+");
   json["llvm_version"] = codegen::LlvmVersion();
+  if (cuda != nullptr) {
+    json["nvcc_version"] = cuda->nvcc_version;
+    nlohmann::ordered_json launches = nlohmann::ordered_json::array();
+    for (const codegen::CudaLaunch& l : cuda->launches) {
+      nlohmann::ordered_json launch;
+      launch["name"] = l.name;
+      launch["grid"] = l.grid;
+      launch["block"] = l.block;
+      launches.push_back(std::move(launch));
+    }
+    json["launches"] = std::move(launches);
+  }
   return json.dump(2) + "\n";
 }
 
@@ -155,6 +176,22 @@ absl::StatusOr<CompiledKernel> CompileKernelText(const std::string& text,
   ASSIGN_OR_RETURN(LoweredKernel k, Lower(text, file_name, options));
   CompiledKernel out;
   out.id = k.id;
+  if (k.target.kind == Target::Kind::kCuda) {
+    absl::StatusOr<std::string> nvcc = codegen::FindNvcc(options.nvcc);
+    if (!nvcc.ok()) return WithKernel(nvcc.status(), k.id);
+    CudaInfo cuda;
+    absl::StatusOr<std::string> version = codegen::NvccVersion(*nvcc);
+    if (!version.ok()) return WithKernel(version.status(), k.id);
+    cuda.nvcc_version = *version;
+    absl::StatusOr<codegen::CudaObject> object =
+        codegen::CompileToCudaObject(k.func, k.target, *nvcc);
+    if (!object.ok()) return WithKernel(object.status(), k.id);
+    cuda.launches = object->kernel.launches;
+    out.object = std::move(object->object);
+    ASSIGN_OR_RETURN(out.metadata, Metadata(k, options, &cuda));
+    out.func = std::move(k.func);
+    return out;
+  }
   absl::StatusOr<std::string> object = codegen::CompileToObject(k.func, k.target);
   if (!object.ok()) return WithKernel(object.status(), k.id);
   out.object = *std::move(object);

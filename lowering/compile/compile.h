@@ -11,7 +11,9 @@
 //   4. the target (InvalidArgument naming the known targets) and strategy ("naive" |
 //      "default"), then schedule::LowerKernel: LowerToTE (Unimplemented naming an op without a
 //      compute), MakeSchedule, LowerSchedule, Simplify, VerifyPrimFunc;
-//   5. CompileToObject (LLVM, deterministic bytes).
+//   5. CompileToObject (LLVM, deterministic bytes); for a CUDA target, CompileToCudaObject
+//      (CUDA C, nvcc, and a host stub: lowering/codegen/cuda/cuda_object.h), FailedPrecondition
+//      when no nvcc is found.
 //
 // Nothing here depends on the machine, the working directory or the time: the same kernel text,
 // target and strategy give the same object and metadata bytes everywhere.
@@ -29,6 +31,8 @@ namespace relay::compile {
 struct CompileOptions {
   std::string target = "x86-64";     // a name of KnownTargets() (lowering/target/target.h)
   std::string strategy = "default";  // "naive" | "default" (lowering/schedule/strategy.h)
+  // CUDA targets: the nvcc to run; empty: $CUDA_PATH/bin/nvcc, else /usr/local/cuda/bin/nvcc.
+  std::string nvcc;
 };
 
 // A compiled kernel: what `relayc compile` writes as K.o and K.json.
@@ -40,6 +44,8 @@ struct CompiledKernel {
   //    "args": [{"shape": [1, 3, 8, 8], "dtype": "float32", "kind": "input"}, ...,
   //             {"shape": [...], "dtype": "...", "kind": "output"}],
   //    "flops": 1234, "ops": "nn.conv2d+add+nn.relu", "llvm_version": "14.0.6"}
+  // plus, for CUDA targets, "nvcc_version": "13.0.88" and "launches" (the kernel's
+  // __global__ functions with their grid and block sizes, in order).
   // args are the calling convention's buffers: the parameters in order, then the outputs (a
   // tuple result flattened).
   std::string metadata;
