@@ -61,7 +61,9 @@ def _relay_kernel_library_impl(ctx):
     if len(dirs) > 1:
         fail("srcs: the kernel files of one library must be in one folder, found: %s" %
              ", ".join(sorted(dirs.keys())))
-    folder = ctx.label.package + "/" + ctx.attr.dir if ctx.attr.dir else ctx.label.package
+
+    # Joined without empty parts: a library in the root package must not name "/kernels".
+    folder = "/".join([p for p in [ctx.label.package, ctx.attr.dir] if p]) or "."
     return [
         DefaultInfo(files = depset(objects)),
         RelayKernelsInfo(

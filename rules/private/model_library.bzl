@@ -11,8 +11,13 @@ def _shape_flags(input_shapes):
         flags.append("%s:%s" % (name, dims))
     return flags
 
-def _update_command(label):
-    return "bazel run //%s:%s.update_kernels" % (label.package, label.name)
+def _model_label(ctx):
+    # The label users know: the macro's cc_library, not this rule's internal NAME_relay target.
+    repo = "@" + ctx.label.workspace_name if ctx.label.workspace_name else ""
+    return "%s//%s:%s" % (repo, ctx.label.package, ctx.attr.model_name)
+
+def _update_command(ctx):
+    return "bazel run %s.update_kernels" % _model_label(ctx)
 
 def _relay_model_impl(ctx):
     relay = relay_toolchain_info(ctx)
@@ -45,7 +50,7 @@ def _relay_model_impl(ctx):
         inputs = [model] + ([ctx.file.params] if ctx.file.params else []) + kernel_srcs,
         outputs = [graph, params, listing, overflow, unused],
         mnemonic = "RelayPartition",
-        progress_message = "Partitioning model %s (%s) into kernels" % (ctx.label, model.short_path),
+        progress_message = "Partitioning model %s (%s) into kernels" % (_model_label(ctx), model.short_path),
     )
 
     # Kernels the library lacks compile together, with a warning naming the fix.
@@ -59,8 +64,8 @@ def _relay_model_impl(ctx):
         overflow_obj,
         overflow_meta,
         "overflow of %s (if any: the kernel library is stale, run `%s`)" %
-        (ctx.label, _update_command(ctx.label)),
-        warn_label = _update_command(ctx.label),
+        (_model_label(ctx), _update_command(ctx)),
+        warn_label = _update_command(ctx),
     )
 
     # RelayAssemble: the executor and the weights.
@@ -81,9 +86,15 @@ def _relay_model_impl(ctx):
         inputs = depset([graph, params, overflow_meta], transitive = [kernels.metadata]),
         outputs = [header, source, params_obj],
         mnemonic = "RelayAssemble",
-        progress_message = "Assembling model %s for %s" % (ctx.label, target),
+        progress_message = "Assembling model %s for %s" % (_model_label(ctx), target),
     )
-    objects = depset([overflow_obj, params_obj], transitive = [kernels.objects])
+
+    # The overflow archive reaches the linker as an always-link library (.lo: whole archive):
+    # Bazel puts a library's precompiled archives before its objects on the link line, where a
+    # plain .a would be searched before the executor's references to its kernels exist.
+    overflow_lib = ctx.actions.declare_file(name + "_overflow.lo")
+    ctx.actions.symlink(output = overflow_lib, target_file = overflow_obj)
+    objects = depset([overflow_lib, params_obj], transitive = [kernels.objects])
     return [
         DefaultInfo(files = depset([header, source, params_obj, overflow_obj])),
         OutputGroupInfo(

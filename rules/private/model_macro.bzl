@@ -29,6 +29,12 @@ def relay_model_library(
       **kwargs: passed to the cc_library; `testonly` applies to every target.
     """
     testonly = kwargs.get("testonly", False)
+    package = native.package_name()
+    if kernels.startswith("//") or kernels.startswith("@"):
+        kernels_label = kernels
+    else:
+        # Messages name the library absolutely: ":kernels" means nothing in a CI log.
+        kernels_label = "//%s%s%s" % (package, "" if kernels.startswith(":") else ":", kernels)
     relay_model(
         name = name + "_relay",
         model = model,
@@ -71,9 +77,9 @@ def relay_model_library(
         name = name + "_kernels_test",
         overflow = ":%s_overflow" % name,
         listing = ":%s_partition_listing" % name,
-        kernels_label = kernels,
-        model_label = "//%s:%s" % (native.package_name(), name),
-        update_target = "//%s:%s.update_kernels" % (native.package_name(), name),
+        kernels_label = kernels_label,
+        model_label = "//%s:%s" % (package, name),
+        update_target = "//%s:%s.update_kernels" % (package, name),
         tags = tags,
     )
     native.genrule(

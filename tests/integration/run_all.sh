@@ -1,0 +1,63 @@
+#!/bin/bash
+# run_all.sh: the integration tests of rules_relay's Bazel rules (`./x test` runs them after the
+# Bazel tests). Each test script builds in its own temporary workspaces and output bases (see
+# lib.sh) and prints PASS/FAIL lines and the action counts it saw (COUNTS lines).
+#
+#   tests/integration/run_all.sh                  every test
+#   tests/integration/run_all.sh b_one_layer ...  some
+#
+# Ends with "integration: N passed, M failed", counting test scripts; exit status 0 when none
+# failed. ITEST_KEEP=1 keeps each test's folder for a post-mortem.
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+here="$PWD"
+
+tools="$(mktemp -d "${TMPDIR:-/tmp}/relay_itest_tools.XXXXXX")"
+logs="$(mktemp -d "${TMPDIR:-/tmp}/relay_itest_logs.XXXXXX")"
+trap 'rm -rf "$tools" "$logs"' EXIT
+
+# Built once for all tests (lib.sh's itest_build_tools, in a subshell: lib.sh sets traps).
+if ! (ITEST_NAME=run_all source "$here/lib.sh" && itest_build_tools "$tools"); then
+  echo "integration: 0 passed, 1 failed"
+  exit 1
+fi
+export RELAYC="$tools/relayc" MODELGEN="$tools/modelgen" EXECLOG="$tools/execlog"
+
+tests=()
+if (($# > 0)); then
+  for name in "$@"; do tests+=("${name%.sh}.sh"); done
+else
+  for f in [a-z]_*.sh; do tests+=("$f"); done
+fi
+
+passed=0
+failed=0
+failures=()
+start_all=$SECONDS
+for t in "${tests[@]}"; do
+  name="${t%.sh}"
+  start=$SECONDS
+  # A hung build must not hang CI: 20 minutes for the test that may compile relayc, else 10.
+  limit=600
+  [[ "$name" == h_* ]] && limit=1200
+  timeout --kill-after=30 "$limit" bash "$here/$t" 2>&1 | tee "$logs/$name.log"
+  rc=${PIPESTATUS[0]}
+  if ((rc == 0)); then
+    passed=$((passed + 1))
+    echo "== $name: PASSED in $((SECONDS - start)) s"
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+    ((rc == 124)) && echo "== $name: timed out after $limit s"
+    echo "== $name: FAILED in $((SECONDS - start)) s"
+  fi
+done
+
+echo
+echo "== action counts"
+cat "$logs"/*.log | grep '^COUNTS ' || true
+((failed > 0)) && echo "== failed: ${failures[*]}"
+echo "integration tests took $((SECONDS - start_all)) s"
+echo "integration: $passed passed, $failed failed"
+((failed == 0))
