@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "lowering/assemble/assemble.h"
 #include "lowering/assemble/kernel_meta.h"
 #include "lowering/assemble/memory_plan.h"
@@ -20,6 +21,7 @@
 #include "lowering/ir/dtype.h"
 #include "lowering/passes/graph_json.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/target/target.h"
 #include "runtime/relay_runtime.h"
 
 namespace relay::jit {
@@ -52,6 +54,45 @@ class AlignedBlock {
 
 std::string TypeText(const ir::Shape& shape, ir::DType dtype) {
   return ir::TypeToString(ir::Type::Tensor(shape, dtype));
+}
+
+// Whether this machine runs code that uses the x86 `feature` (LLVM's name, without '+').
+// Features we cannot ask about count as present: LLVM then reports what it cannot run.
+bool HostHasFeature(const std::string& feature) {
+  __builtin_cpu_init();
+  if (feature == "avx") return __builtin_cpu_supports("avx");
+  if (feature == "avx2") return __builtin_cpu_supports("avx2");
+  if (feature == "fma") return __builtin_cpu_supports("fma");
+  if (feature == "f16c") return __builtin_cpu_supports("f16c");
+  if (feature == "avx512f") return __builtin_cpu_supports("avx512f");
+  if (feature == "avx512vl") return __builtin_cpu_supports("avx512vl");
+  if (feature == "avx512bw") return __builtin_cpu_supports("avx512bw");
+  if (feature == "avx512dq") return __builtin_cpu_supports("avx512dq");
+  return true;
+}
+
+// Kernels for `target_name` run here: a CPU target whose features this machine has. Checked
+// before anything compiles, so that an impossible run fails at once and never executes an
+// instruction the CPU lacks.
+absl::Status CheckRunsHere(const std::string& target_name) {
+  ASSIGN_OR_RETURN(Target target, ParseTarget(target_name));
+  if (target.kind != Target::Kind::kCpu) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "target '", target_name,
+        "' is not a CPU target: the in-process JIT runs CPU kernels only (build GPU kernels with "
+        "relayc compile and an assembled model)"));
+  }
+  std::vector<std::string> missing;
+  for (absl::string_view f : absl::StrSplit(target.features, ',', absl::SkipEmpty())) {
+    const std::string name(f.substr(f[0] == '+' ? 1 : 0));
+    if (!HostHasFeature(name)) missing.push_back(name);
+  }
+  if (!missing.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("target '", target_name, "' needs ", absl::StrJoin(missing, ", "),
+                     ", which this machine's CPU lacks: pick another --target"));
+  }
+  return absl::OkStatus();
 }
 
 // Compiled object + metadata of one kernel, from the cache or from the compiler.
@@ -152,6 +193,7 @@ absl::StatusOr<std::unique_ptr<JitModel>> JitModel::Compile(const passes::Partit
                                                             const JitOptions& options) {
   const passes::Graph& graph = model.graph;
   RETURN_IF_ERROR(assemble::ValidateGraph(graph));
+  RETURN_IF_ERROR(CheckRunsHere(options.target));
   auto state = std::make_unique<State>();
   ASSIGN_OR_RETURN(state->jit, codegen::Jit::Create());
   CompileReport report;

@@ -56,9 +56,11 @@ struct CompileReport {
 class JitModel {
  public:
   // Compiles (or loads) every kernel of `model`, links them, and lays out the buffers.
-  // Errors: those of CompileKernelText for a kernel (prefixed with its id: InvalidArgument,
-  // Unimplemented for an op without a compute, InvalidArgument for an unknown target or
-  // schedule); InvalidArgument for an invalid graph (assemble::ValidateGraph), a call whose
+  // Errors, before anything compiles: InvalidArgument for an unknown target or one that is not a
+  // CPU target (cuda-*); FailedPrecondition for a CPU target whose features this machine lacks
+  // (x86-64-avx512 without AVX-512). Then those of CompileKernelText for a kernel (naming its
+  // id: InvalidArgument, Unimplemented for an op without a compute, InvalidArgument for an
+  // unknown schedule); InvalidArgument for an invalid graph (assemble::ValidateGraph), a call whose
   // buffers disagree with its kernel's metadata, or a weight of the wrong shape or dtype;
   // NotFound for a called kernel `model.kernels` lacks or a weight `model.params` lacks;
   // Internal for a JIT that cannot load or link an object.

@@ -222,6 +222,28 @@ TEST(JitModelTest, Errors) {
   EXPECT_TRUE(absl::IsInvalidArgument(jit.status())) << jit.status();
   EXPECT_THAT(std::string(jit.status().message()), HasSubstr("riscv"));
 
+  JitOptions cuda;
+  cuda.target = "cuda-sm80";
+  jit = JitModel::Compile(p, cuda);
+  ASSERT_FALSE(jit.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(jit.status())) << jit.status();
+  EXPECT_THAT(std::string(jit.status().message()), HasSubstr("not a CPU target"));
+
+  // A target this machine cannot run is refused before anything runs (and runs where it can).
+  __builtin_cpu_init();
+  const bool has_avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+  JitOptions avx512;
+  avx512.target = "x86-64-avx512";
+  jit = JitModel::Compile(p, avx512);
+  if (has_avx512) {
+    EXPECT_TRUE(jit.ok()) << jit.status();
+  } else {
+    ASSERT_FALSE(jit.ok());
+    EXPECT_TRUE(absl::IsFailedPrecondition(jit.status())) << jit.status();
+    EXPECT_THAT(std::string(jit.status().message()), HasSubstr("avx512f"));
+  }
+
   JitOptions bad_schedule;
   bad_schedule.schedule = "fastest";
   jit = JitModel::Compile(p, bad_schedule);

@@ -130,7 +130,7 @@ Commands:
   run MODEL         compile the model's kernels in process (JIT) and run it; prints what was
                     compiled or loaded from the kernel cache, the run time and the outputs
       --input NAME=FILE.npy, --random_inputs, --output_dir DIR   as for interpret
-      --target T, --schedule naive|default   as for compile
+      --target T, --schedule naive|default   as for compile (a CPU target this machine runs)
       --threads N       the runtime's thread count (default: $RELAY_NUM_THREADS, else CPUs)
       --repeat N        run N times; print the median and minimum time
       --nokernel_cache  compile every kernel; neither read nor write the cache

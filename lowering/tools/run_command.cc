@@ -122,6 +122,15 @@ absl::Status RunCommand(const RunRequest& r) {
   if (r.repeat < 1) {
     return absl::InvalidArgumentError(absl::StrCat("--repeat ", r.repeat, " is not at least 1"));
   }
+  const std::string graph_suffix = ".graph.json";
+  if (r.model.size() >= graph_suffix.size() &&
+      r.model.compare(r.model.size() - graph_suffix.size(), graph_suffix.size(), graph_suffix) ==
+          0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        r.model,
+        ": relayc run takes the model itself (.onnx, or .relay with --params) and "
+        "partitions it; run a partitioned graph with `relayc interpret` or assemble it"));
+  }
   ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(r.model, r.input_shapes, r.params));
   absl::StatusOr<passes::PartitionedModel> partitioned =
       PartitionModel(passes::Model{loaded.module, loaded.params});

@@ -318,6 +318,9 @@ TEST(RelaycRun, Errors) {
   Result target = Relayc({"run", kExample, "--random_inputs", "--target=arm64"}, cache);
   EXPECT_EQ(target.exit_code, 1);
   EXPECT_THAT(target.err, HasSubstr("unknown target 'arm64'"));
+  Result graph = Relayc({"run", "resnet.graph.json", "--random_inputs"}, cache);
+  EXPECT_EQ(graph.exit_code, 1);
+  EXPECT_THAT(graph.err, HasSubstr("relayc run takes the model itself"));
   Result action = Relayc({"cache", "purge"}, cache);
   EXPECT_EQ(action.exit_code, 1);
   EXPECT_THAT(action.err, HasSubstr("the actions are ls and clear"));
