@@ -1,8 +1,10 @@
-"""The target build setting: --//toolchains:target=x86-64-avx2."""
+"""The target build setting: --//toolchains:target=x86-64-avx2 (or cuda-sm90, docs/cuda.md)."""
 
 load(":providers.bzl", "RelayTargetInfo")
 
-KNOWN_TARGETS = ["x86-64", "x86-64-avx2", "x86-64-avx512"]
+# The CUDA targets compile kernels with the CUDA Toolkit's nvcc (relayc finds it in $CUDA_PATH
+# or /usr/local/cuda), into objects that need //runtime/cuda and a GPU at run time.
+KNOWN_TARGETS = ["x86-64", "x86-64-avx2", "x86-64-avx512", "cuda-sm80", "cuda-sm90"]
 
 def _relay_target_impl(ctx):
     value = ctx.build_setting_value

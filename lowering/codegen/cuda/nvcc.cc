@@ -97,8 +97,19 @@ absl::StatusOr<int> RunTool(const std::vector<std::string>& argv, std::string* o
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // Bazel runs actions with an empty environment; nvcc then finds `gcc` through the C library's
+  // default path, but gcc cannot find its own cc1plus without a PATH. Give it the default one.
+  std::vector<char*> env;
+  static char kDefaultPath[] = "PATH=/usr/bin:/bin";
+  bool has_path = false;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    has_path = has_path || std::strncmp(*e, "PATH=", 5) == 0;
+    env.push_back(*e);
+  }
+  if (!has_path) env.push_back(kDefaultPath);
+  env.push_back(nullptr);
   pid_t pid;
-  const int err = ::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+  const int err = ::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   if (err != 0) {
     return absl::InternalError(absl::StrCat("cannot run ", argv[0], ": ", std::strerror(err)));

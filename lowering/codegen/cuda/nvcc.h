@@ -1,8 +1,9 @@
 // The CUDA toolkit's compiler driver, run as a subprocess: CUDA C source -> fat binary.
 //
 // nvcc is found at an explicit path, else $CUDA_PATH/bin/nvcc, else /usr/local/cuda/bin/nvcc.
-// It preprocesses with the host's `gcc` (found on PATH: Bazel's strict action PATH has
-// /usr/bin) but generates device code only: nothing here links or runs host code.
+// It preprocesses with the host's `gcc` (found on PATH; a process without PATH, as Bazel runs
+// actions, gives nvcc /usr/bin:/bin) but generates device code only: nothing here links or
+// runs host code.
 //
 // The fat binary holds SASS for every architecture of the target (sm_80 and sm_90) and the PTX
 // of the newest (compute_90), which the driver compiles for GPUs newer than any SASS. It is
