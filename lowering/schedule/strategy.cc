@@ -85,6 +85,40 @@ absl::StatusOr<Loop> SplitForVectors(Stage* s, Loop axis, int64_t lanes) {
   return parts.second;
 }
 
+// A conv2d anchor (topi's Conv2D compute): conv2d[n, c, h, w] = sum over rc, ry, rx, reading
+// its (padded) data and an OIHW weight.
+struct ConvShape {
+  int64_t out_channels = 0, in_channels_per_group = 0, kh = 0, kw = 0, groups = 1;
+};
+
+bool IsConv2D(const Stage& s, ConvShape* shape) {
+  if (!IsReduce(s) || s.op()->tag() != "nn.conv2d" || s.op()->name() != "conv2d") return false;
+  if (s.num_axes() != 4 || s.num_reduce_axes() != 3 || s.op()->inputs().size() != 2) return false;
+  const te::Tensor& data = s.op()->inputs()[0];
+  const te::Tensor& weight = s.op()->inputs()[1];
+  if (data->shape().size() != 4 || weight->shape().size() != 4) return false;
+  shape->out_channels = weight->shape()[0];
+  shape->in_channels_per_group = weight->shape()[1];
+  shape->kh = weight->shape()[2];
+  shape->kw = weight->shape()[3];
+  if (shape->in_channels_per_group == 0) return false;
+  shape->groups = data->shape()[1] / shape->in_channels_per_group;
+  return true;
+}
+
+// The padding stage a conv2d reads (topi's PadConstant under the conv's tag), if any.
+bool IsConvPad(const Stage& s) {
+  return IsCompute(s) && !IsReduce(s) && s.op()->tag() == "nn.conv2d" && s.op()->name() == "pad";
+}
+
+// The largest divisor of `n` that is at most `limit` (1 for n <= 0).
+int64_t DivisorAtMost(int64_t n, int64_t limit) {
+  for (int64_t d = std::min(n, limit); d > 1; --d) {
+    if (n % d == 0) return d;
+  }
+  return 1;
+}
+
 // An anchor as a root nest: spatial loops, reductions, and the vector lanes innermost.
 absl::Status ScheduleAnchor(Stage* s, const Target& target) {
   if (s->num_axes() == 0) return absl::OkStatus();
@@ -160,6 +194,9 @@ class DefaultStrategy {
   absl::Status Run() {
     for (const auto& s : schedule_.stages()) {
       if (IsCompute(*s) && !IsReduce(*s) && !schedule_.IsOutput(s->op())) {
+        // A convolution's padding is materialized once (a root nest in a local buffer), so
+        // that the conv's inner loop reads contiguous rows without bounds tests.
+        if (IsConvPad(*s)) continue;
         RETURN_IF_ERROR(s->ComputeInline());
       }
     }
@@ -174,10 +211,17 @@ class DefaultStrategy {
       }
       RETURN_IF_ERROR(ScheduleOutput(o, &done));
     }
-    // Reductions left at the root.
+    // Reductions and materialized injective stages left at the root.
     for (const auto& s : schedule_.stages()) {
-      if (!IsReduce(*s) || schedule_.IsOutput(s->op()) || s->attach_stage() != nullptr) continue;
-      RETURN_IF_ERROR(ScheduleAnchor(s.get(), target_));
+      if (!IsCompute(*s) || s->inlined() || schedule_.IsOutput(s->op()) ||
+          s->attach_stage() != nullptr) {
+        continue;
+      }
+      if (IsReduce(*s)) {
+        RETURN_IF_ERROR(ScheduleAnchor(s.get(), target_));
+      } else {
+        RETURN_IF_ERROR(ScheduleInjective(s.get(), target_));
+      }
     }
     return absl::OkStatus();
   }
@@ -231,6 +275,13 @@ class DefaultStrategy {
   absl::Status ScheduleOutput(Stage* o, std::set<const Stage*>* done) {
     std::vector<Stage*> attach = Attachable(o);
     if (attach.empty()) return ScheduleInjective(o, target_);
+    ConvShape conv;
+    if (attach.size() == 1 && IsConv2D(*attach[0], &conv) && conv.groups == 1 &&
+        o->num_axes() == 4 && o->op()->shape() == attach[0]->op()->shape()) {
+      RETURN_IF_ERROR(ScheduleConvOutput(o, attach[0], conv));
+      done->insert(attach[0]);
+      return absl::OkStatus();
+    }
     const int num_axes = o->num_axes();
     ASSIGN_OR_RETURN(Loop vec, SplitForVectors(o, o->axis(num_axes - 1), Lanes(*o, target_)));
     RETURN_IF_ERROR(FuseOuterAndParallelize(o, num_axes - 1, vec));
@@ -253,6 +304,51 @@ class DefaultStrategy {
       done->insert(r);
     }
     return absl::OkStatus();
+  }
+
+  // Note on the conv2d tile. The epilogue `o` (bias, relu, residual add) is tiled into blocks of
+  // `cb` output channels x `hb` rows x one vector of columns, and the conv is computed per
+  // block into a local accumulator of cb x hb vectors that LLVM keeps in registers:
+  //
+  //   for n.h.o.w.o fused parallel, c.o:            (w.o: strips of a vector, the last shifted
+  //     for rc, ry, rx:                               back inside the row: no tail guards)
+  //       for h, c unrolled, w vectorized:  acc[c, h, w] += pad[rc, h + ry, w + rx] * W[c, rc, ry,
+  //       rx]
+  //     for h.i, c.i unrolled, w.i vectorized:  out = epilogue(acc)
+  //
+  // Per reduction step: hb vector loads of the input and cb broadcast weights feed cb x hb
+  // multiply-adds.
+  absl::Status ScheduleConvOutput(Stage* o, Stage* conv, const ConvShape& shape) {
+    const int64_t lanes = Lanes(*o, target_);
+    const int64_t channels = o->extent(o->axis(1));
+    const int64_t height = o->extent(o->axis(2));
+    const int64_t width = o->extent(o->axis(3));
+    const int64_t cb = DivisorAtMost(channels, 4);
+    const int64_t hb = std::min<int64_t>(height, 2);
+    const int64_t vw = std::min(width, lanes);
+    (void)shape;
+    Loop n = o->axis(0);
+    ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), cb));
+    ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), hb, TailStrategy::kShiftInwards));
+    ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), vw, TailStrategy::kShiftInwards));
+    // Spatial tiles outside, channel blocks inside: a tile's input rows stay in cache while
+    // every block of output channels reads them; the weights stream.
+    RETURN_IF_ERROR(o->Reorder({n, h.first, w.first, c.first, h.second, c.second, w.second}));
+    ASSIGN_OR_RETURN(Loop nh, o->Fuse(n, h.first));
+    ASSIGN_OR_RETURN(Loop nhw, o->Fuse(nh, w.first));
+    RETURN_IF_ERROR(o->Parallel(nhw));
+    RETURN_IF_ERROR(o->Unroll(h.second));
+    RETURN_IF_ERROR(o->Unroll(c.second));
+    RETURN_IF_ERROR(o->Vectorize(w.second));
+    RETURN_IF_ERROR(conv->ComputeAt(o, c.first));
+    // The accumulator's loops inside the reduction: rows and channels unrolled, the vector of
+    // columns innermost.
+    RETURN_IF_ERROR(
+        conv->Reorder({conv->axis(0), conv->reduce_axis(0), conv->reduce_axis(1),
+                       conv->reduce_axis(2), conv->axis(2), conv->axis(1), conv->axis(3)}));
+    RETURN_IF_ERROR(conv->Unroll(conv->axis(2)));
+    RETURN_IF_ERROR(conv->Unroll(conv->axis(1)));
+    return conv->Vectorize(conv->axis(3));
   }
 
   // The axes of `o` that its reads of `r` index with.

@@ -618,23 +618,9 @@ class CodeGen {
     ASSIGN_OR_RETURN(llvm::Value * b, EmitExpr(e->operands()[1]));
     const DType t = e->operands()[0]->dtype();
     if (t == DType::kFloat32) {
-      switch (e->kind()) {
-        case ExprKind::kAdd:
-          return b_.CreateFAdd(a, b);
-        case ExprKind::kSub:
-          return b_.CreateFSub(a, b);
-        case ExprKind::kMul:
-          return b_.CreateFMul(a, b);
-        case ExprKind::kDiv:
-          return b_.CreateFDiv(a, b);
-        // NaN-propagating: take `a` when it wins or is NaN, else `b` (NaN if `b` is).
-        case ExprKind::kMax:
-          return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOGT(a, b), b_.CreateFCmpUNO(a, a)), a, b);
-        case ExprKind::kMin:
-          return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLT(a, b), b_.CreateFCmpUNO(a, a)), a, b);
-        default:
-          return Error(absl::StrCat("float operands for ", tir::ExprToString(e)));
-      }
+      llvm::Value* r = FloatArith(e->kind(), a, b);
+      if (r == nullptr) return Error(absl::StrCat("float operands for ", tir::ExprToString(e)));
+      return r;
     }
     if (!ir::IsInt(t)) {
       return Error(absl::StrCat("arithmetic on ", ir::DTypeName(t), ": ", tir::ExprToString(e)));
@@ -656,6 +642,45 @@ class CodeGen {
         return EmitIntDivision(e->kind(), a, b, ConstInt(e->operands()[1]));
       default:
         return Error("unknown arithmetic kind");
+    }
+  }
+
+  // Float32 arithmetic on scalars or vectors alike; nullptr for a kind without a float form.
+  llvm::Value* FloatArith(ExprKind kind, llvm::Value* a, llvm::Value* b) {
+    switch (kind) {
+      case ExprKind::kAdd:
+        return b_.CreateFAdd(a, b);
+      case ExprKind::kSub:
+        return b_.CreateFSub(a, b);
+      case ExprKind::kMul:
+        return b_.CreateFMul(a, b);
+      case ExprKind::kDiv:
+        return b_.CreateFDiv(a, b);
+      // NaN-propagating: take `a` when it wins or is NaN, else `b` (NaN if `b` is).
+      case ExprKind::kMax:
+        return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOGT(a, b), b_.CreateFCmpUNO(a, a)), a, b);
+      case ExprKind::kMin:
+        return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLT(a, b), b_.CreateFCmpUNO(a, a)), a, b);
+      default:
+        return nullptr;
+    }
+  }
+
+  // Float comparisons (ordered except !=), on scalars or vectors alike.
+  llvm::Value* FloatCompare(ExprKind kind, llvm::Value* a, llvm::Value* b) {
+    switch (kind) {
+      case ExprKind::kEQ:
+        return b_.CreateFCmpOEQ(a, b);
+      case ExprKind::kNE:
+        return b_.CreateFCmpUNE(a, b);
+      case ExprKind::kLT:
+        return b_.CreateFCmpOLT(a, b);
+      case ExprKind::kLE:
+        return b_.CreateFCmpOLE(a, b);
+      case ExprKind::kGT:
+        return b_.CreateFCmpOGT(a, b);
+      default:
+        return b_.CreateFCmpOGE(a, b);
     }
   }
 
@@ -705,20 +730,7 @@ class CodeGen {
         a = HalfToFloat(a);
         b = HalfToFloat(b);
       }
-      switch (e->kind()) {
-        case ExprKind::kEQ:
-          return b_.CreateFCmpOEQ(a, b);
-        case ExprKind::kNE:
-          return b_.CreateFCmpUNE(a, b);
-        case ExprKind::kLT:
-          return b_.CreateFCmpOLT(a, b);
-        case ExprKind::kLE:
-          return b_.CreateFCmpOLE(a, b);
-        case ExprKind::kGT:
-          return b_.CreateFCmpOGT(a, b);
-        default:
-          return b_.CreateFCmpOGE(a, b);
-      }
+      return FloatCompare(e->kind(), a, b);
     }
     const bool is_bool = t == DType::kBool;
     switch (e->kind()) {
@@ -1035,6 +1047,10 @@ class CodeGen {
     if (s->for_kind() == ForKind::kParallel && !state_.parallel_body) {
       return EmitParallelFor(s, min, extent, range);
     }
+    if (s->for_kind() == ForKind::kVectorized) {
+      ASSIGN_OR_RETURN(bool done, TryEmitVectorLoop(s));
+      if (done) return absl::OkStatus();
+    }
     llvm::MDNode* loop_md = nullptr;
     llvm::MDNode* group = nullptr;
     if (s->for_kind() == ForKind::kUnrolled) {
@@ -1063,6 +1079,330 @@ class CodeGen {
         loop_md);
     if (group != nullptr) state_.access_groups.pop_back();
     return status;
+  }
+
+  // Note on explicit vector code. A vectorized loop with constant bounds whose body is a
+  // sequence of float32 stores to contiguous indices (var + offset), of values built from
+  // float32 loads (contiguous, strided, or free of the loop variable), float arithmetic,
+  // comparisons, selects of values safe to read in every lane, and the math intrinsics, is
+  // emitted as vector code here: chunks of the target's float32 lanes, then halves of that,
+  // down to a scalar remainder; each lane is one iteration, and each store is done for every
+  // lane of a chunk before the next store (the loop IR promises no loop-carried dependence):
+  //
+  //   for (w, 0, 8) vectorized { acc[c*8 + w] = acc[c*8 + w] + in[r + w]*wt[k] }
+  //   -> %a = load <8 x float> acc[c*8]; %x = load <8 x float> in[r]; %k = splat wt[k]
+  //      store <8 x float> (%a + %x*%k), acc[c*8]
+  //
+  // Straight-line vectors keep a schedule's register tile whole: LLVM's loop vectorizer only
+  // sees loops after the full unroller has turned short ones into scalars, which the SLP
+  // vectorizer then regroups unpredictably (partial vectors, spills). Up to four chunks are
+  // emitted in line (so that accumulators at constant offsets become registers); more run in
+  // a loop over chunks. Every other vectorized loop takes the loop-vectorizer path below.
+
+  // `e` as coef * var + rest, `rest` free of `var` (nullptr for 0); nullopt if not affine.
+  struct Linear {
+    int64_t coef = 0;
+    PrimExpr rest;
+  };
+  static std::optional<Linear> LinearIn(const PrimExpr& e, const ExprNode* var) {
+    if (e.get() == var) return Linear{1, nullptr};
+    if (!Mentions(e, var)) return Linear{0, e};
+    const auto& ops = e->operands();
+    switch (e->kind()) {
+      case ExprKind::kAdd:
+      case ExprKind::kSub: {
+        std::optional<Linear> a = LinearIn(ops[0], var), b = LinearIn(ops[1], var);
+        if (!a || !b) return std::nullopt;
+        const bool add = e->kind() == ExprKind::kAdd;
+        Linear r;
+        r.coef = add ? a->coef + b->coef : a->coef - b->coef;
+        if (b->rest == nullptr) {
+          r.rest = a->rest;
+        } else if (a->rest == nullptr) {
+          r.rest =
+              add ? b->rest : tir::MakeBinary(ExprKind::kSub, tir::IntImm(0, e->dtype()), b->rest);
+        } else {
+          r.rest = tir::MakeBinary(e->kind(), a->rest, b->rest);
+        }
+        return r;
+      }
+      case ExprKind::kMul: {
+        for (int i = 0; i < 2; ++i) {
+          std::optional<int64_t> k = ConstInt(ops[static_cast<size_t>(i)]);
+          if (!k) continue;
+          std::optional<Linear> a = LinearIn(ops[static_cast<size_t>(1 - i)], var);
+          if (!a) return std::nullopt;
+          Linear r;
+          r.coef = a->coef * *k;
+          if (a->rest != nullptr)
+            r.rest = tir::MakeBinary(ExprKind::kMul, a->rest, ops[static_cast<size_t>(i)]);
+          return r;
+        }
+        return std::nullopt;
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+
+  static bool IsVectorIntrinsic(const std::string& name) {
+    return name == "exp" || name == "log" || name == "sqrt" || name == "fabs" || name == "floor" ||
+           name == "ceil" || name == "round" || name == "nearbyint" || name == "pow" ||
+           name == "tanh" || name == "erf" || name == "sigmoid" || name == "rsqrt";
+  }
+
+  // Whether `e`, in the body of a vectorized loop over `var` (whose range is bound), has a
+  // vector form (see the note above). Expressions free of `var` are uniform: scalar code.
+  bool VectorizableExpr(const PrimExpr& e, const ExprNode* var) const {
+    if (!Mentions(e, var)) return true;
+    const auto& ops = e->operands();
+    auto all = [&] {
+      for (const PrimExpr& o : ops) {
+        if (!VectorizableExpr(o, var)) return false;
+      }
+      return true;
+    };
+    switch (e->kind()) {
+      case ExprKind::kLoad: {
+        if (e->buffer()->dtype() != DType::kFloat32) return false;
+        std::optional<Linear> l = LinearIn(ops[0], var);
+        return l && l->coef != 0;
+      }
+      case ExprKind::kAdd:
+      case ExprKind::kSub:
+      case ExprKind::kMul:
+      case ExprKind::kDiv:
+      case ExprKind::kMin:
+      case ExprKind::kMax:
+      case ExprKind::kEQ:
+      case ExprKind::kNE:
+      case ExprKind::kLT:
+      case ExprKind::kLE:
+      case ExprKind::kGT:
+      case ExprKind::kGE:
+        return ops[0]->dtype() == DType::kFloat32 && all();
+      case ExprKind::kAnd:
+      case ExprKind::kOr:
+      case ExprKind::kNot:
+        return all();
+      case ExprKind::kSelect:
+        return e->dtype() == DType::kFloat32 && !MayReadOutOfBounds(ops[1]) &&
+               !MayReadOutOfBounds(ops[2]) && all();
+      case ExprKind::kCall:
+        return e->dtype() == DType::kFloat32 && IsVectorIntrinsic(e->name()) && all();
+      default:
+        return false;
+    }
+  }
+
+  absl::StatusOr<llvm::Value*> EmitVectorExpr(const PrimExpr& e, const ExprNode* var,
+                                              llvm::Value* start, int width) {
+    if (!Mentions(e, var)) {
+      ASSIGN_OR_RETURN(llvm::Value * v, EmitExpr(e));
+      return b_.CreateVectorSplat(static_cast<unsigned>(width), v);
+    }
+    const auto& ops = e->operands();
+    auto vec = [&](size_t i) { return EmitVectorExpr(ops[i], var, start, width); };
+    switch (e->kind()) {
+      case ExprKind::kLoad:
+        return EmitVectorLoad(e, var, start, width);
+      case ExprKind::kAdd:
+      case ExprKind::kSub:
+      case ExprKind::kMul:
+      case ExprKind::kDiv:
+      case ExprKind::kMin:
+      case ExprKind::kMax: {
+        ASSIGN_OR_RETURN(llvm::Value * a, vec(0));
+        ASSIGN_OR_RETURN(llvm::Value * b, vec(1));
+        return FloatArith(e->kind(), a, b);
+      }
+      case ExprKind::kEQ:
+      case ExprKind::kNE:
+      case ExprKind::kLT:
+      case ExprKind::kLE:
+      case ExprKind::kGT:
+      case ExprKind::kGE: {
+        ASSIGN_OR_RETURN(llvm::Value * a, vec(0));
+        ASSIGN_OR_RETURN(llvm::Value * b, vec(1));
+        return FloatCompare(e->kind(), a, b);
+      }
+      case ExprKind::kAnd:
+      case ExprKind::kOr: {
+        ASSIGN_OR_RETURN(llvm::Value * a, vec(0));
+        ASSIGN_OR_RETURN(llvm::Value * b, vec(1));
+        return e->kind() == ExprKind::kAnd ? b_.CreateAnd(a, b) : b_.CreateOr(a, b);
+      }
+      case ExprKind::kNot: {
+        ASSIGN_OR_RETURN(llvm::Value * a, vec(0));
+        return b_.CreateNot(a);
+      }
+      case ExprKind::kSelect: {
+        ASSIGN_OR_RETURN(llvm::Value * c, vec(0));
+        ASSIGN_OR_RETURN(llvm::Value * t, vec(1));
+        ASSIGN_OR_RETURN(llvm::Value * f, vec(2));
+        return b_.CreateSelect(c, t, f);
+      }
+      case ExprKind::kCall:
+        return EmitVectorCall(e, var, start, width);
+      default:
+        return Error(absl::StrCat("no vector form for ", tir::ExprToString(e)));
+    }
+  }
+
+  absl::StatusOr<llvm::Value*> EmitVectorLoad(const PrimExpr& e, const ExprNode* var,
+                                              llvm::Value* start, int width) {
+    ASSIGN_OR_RETURN(llvm::Value * base, BufferPointer(e->buffer()));
+    std::optional<Linear> l = LinearIn(e->operands()[0], var);
+    if (!l) return Error(absl::StrCat("no vector form for ", tir::ExprToString(e)));
+    llvm::Value* rest = b_.getInt64(0);
+    if (l->rest != nullptr) {
+      ASSIGN_OR_RETURN(rest, EmitExpr(l->rest));
+    }
+    llvm::Type* f32 = b_.getFloatTy();
+    auto* vt = llvm::FixedVectorType::get(f32, static_cast<unsigned>(width));
+    if (l->coef == 1) {
+      llvm::Value* addr = b_.CreateInBoundsGEP(f32, base, b_.CreateAdd(rest, start));
+      llvm::LoadInst* load =
+          b_.CreateAlignedLoad(vt, b_.CreateBitCast(addr, vt->getPointerTo()), llvm::Align(4));
+      AnnotateAccess(load, e->buffer().get());
+      return static_cast<llvm::Value*>(load);
+    }
+    // Strided: one scalar load per lane.
+    llvm::Value* v = llvm::UndefValue::get(vt);
+    for (int j = 0; j < width; ++j) {
+      llvm::Value* i = b_.CreateAdd(start, b_.getInt64(j));
+      llvm::Value* index = b_.CreateAdd(rest, b_.CreateMul(i, b_.getInt64(l->coef)));
+      llvm::LoadInst* load =
+          b_.CreateAlignedLoad(f32, b_.CreateInBoundsGEP(f32, base, index), llvm::Align(4));
+      AnnotateAccess(load, e->buffer().get());
+      v = b_.CreateInsertElement(v, load, static_cast<uint64_t>(j));
+    }
+    return v;
+  }
+
+  absl::StatusOr<llvm::Value*> EmitVectorCall(const PrimExpr& e, const ExprNode* var,
+                                              llvm::Value* start, int width) {
+    std::vector<llvm::Value*> args;
+    for (const PrimExpr& o : e->operands()) {
+      ASSIGN_OR_RETURN(llvm::Value * v, EmitVectorExpr(o, var, start, width));
+      args.push_back(v);
+    }
+    const std::string& name = e->name();
+    auto* vt = llvm::FixedVectorType::get(b_.getFloatTy(), static_cast<unsigned>(width));
+    llvm::Value* one = llvm::ConstantFP::get(vt, 1.0);
+    auto unary = [&](llvm::Intrinsic::ID id) { return b_.CreateUnaryIntrinsic(id, args[0]); };
+    if (name == "exp") return unary(llvm::Intrinsic::exp);
+    if (name == "log") return unary(llvm::Intrinsic::log);
+    if (name == "sqrt") return unary(llvm::Intrinsic::sqrt);
+    if (name == "fabs") return unary(llvm::Intrinsic::fabs);
+    if (name == "floor") return unary(llvm::Intrinsic::floor);
+    if (name == "ceil") return unary(llvm::Intrinsic::ceil);
+    if (name == "round") return unary(llvm::Intrinsic::round);
+    if (name == "nearbyint") return unary(llvm::Intrinsic::nearbyint);
+    if (name == "pow") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, args[0], args[1]);
+    if (name == "sigmoid") {
+      llvm::Value* e_neg = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(args[0]));
+      return b_.CreateFDiv(one, b_.CreateFAdd(one, e_neg));
+    }
+    if (name == "rsqrt") return b_.CreateFDiv(one, unary(llvm::Intrinsic::sqrt));
+    // tanh, erf: libm, one lane at a time.
+    const char* fn = name == "tanh" ? "tanhf" : "erff";
+    llvm::Value* v = llvm::UndefValue::get(vt);
+    for (int j = 0; j < width; ++j) {
+      llvm::Value* x = b_.CreateExtractElement(args[0], static_cast<uint64_t>(j));
+      v = b_.CreateInsertElement(v, CallLibm(fn, x), static_cast<uint64_t>(j));
+    }
+    return v;
+  }
+
+  // The stores of a vectorizable loop body (see the note above); empty if it has none.
+  std::vector<Stmt> VectorStores(const Stmt& body, const ExprNode* var) const {
+    std::vector<Stmt> stores;
+    std::function<bool(const Stmt&)> collect = [&](const Stmt& s) {
+      if (s == nullptr) return true;
+      if (s->kind() == StmtKind::kSeq) {
+        for (const Stmt& c : s->seq()) {
+          if (!collect(c)) return false;
+        }
+        return true;
+      }
+      if (s->kind() != StmtKind::kStore || s->buffer()->dtype() != DType::kFloat32) return false;
+      std::optional<Linear> l = LinearIn(s->index(), var);
+      if (!l || l->coef != 1 || !VectorizableExpr(s->value(), var)) return false;
+      stores.push_back(s);
+      return true;
+    };
+    if (!collect(body)) return {};
+    return stores;
+  }
+
+  absl::Status EmitVectorChunk(const std::vector<Stmt>& stores, const ExprNode* var,
+                               llvm::Value* start, int width) {
+    auto* vt = llvm::FixedVectorType::get(b_.getFloatTy(), static_cast<unsigned>(width));
+    for (const Stmt& s : stores) {
+      ASSIGN_OR_RETURN(llvm::Value * value, EmitVectorExpr(s->value(), var, start, width));
+      ASSIGN_OR_RETURN(llvm::Value * base, BufferPointer(s->buffer()));
+      std::optional<Linear> l = LinearIn(s->index(), var);
+      llvm::Value* rest = b_.getInt64(0);
+      if (l->rest != nullptr) {
+        ASSIGN_OR_RETURN(rest, EmitExpr(l->rest));
+      }
+      llvm::Value* addr = b_.CreateInBoundsGEP(b_.getFloatTy(), base, b_.CreateAdd(rest, start));
+      llvm::StoreInst* store =
+          b_.CreateAlignedStore(value, b_.CreateBitCast(addr, vt->getPointerTo()), llvm::Align(4));
+      AnnotateAccess(store, s->buffer().get());
+    }
+    return absl::OkStatus();
+  }
+
+  // A vectorized loop as explicit vector code when it qualifies (see the note above); false
+  // (nothing emitted) otherwise.
+  absl::StatusOr<bool> TryEmitVectorLoop(const Stmt& s) {
+    const PrimExpr& var = s->loop_var();
+    const std::optional<int64_t> min = ConstInt(s->min());
+    const std::optional<int64_t> extent = ConstInt(s->extent());
+    const int lanes = target_.vector_lanes();
+    if (!min || !extent || *extent < 2 || lanes < 2 || var->dtype() != DType::kInt64) {
+      return false;
+    }
+    const Range range{*min, *min + *extent - 1};
+    std::vector<Stmt> stores;
+    {
+      ScopedBinding bind(this, var.get(), b_.getInt64(static_cast<uint64_t>(*min)), range);
+      stores = VectorStores(s->body(), var.get());
+    }
+    if (stores.empty()) return false;
+    ScopedBinding bind(this, var.get(), b_.getInt64(static_cast<uint64_t>(*min)), range);
+    int64_t pos = *min;
+    const int64_t end = *min + *extent;
+    const int64_t full = *extent / lanes;
+    if (full > 4) {
+      // Whole chunks in a loop (not vectorized again: it is vector code already).
+      llvm::MDNode* md =
+          LoopMetadata({LoopProperty("llvm.loop.vectorize.width", ConstMd(b_.getInt32Ty(), 1))});
+      RETURN_IF_ERROR(EmitLoop(
+          b_.getInt64(0), b_.getInt64(static_cast<uint64_t>(full)),
+          [&](llvm::Value* c) {
+            llvm::Value* start = b_.CreateAdd(b_.getInt64(static_cast<uint64_t>(*min)),
+                                              b_.CreateMul(c, b_.getInt64(lanes)));
+            return EmitVectorChunk(stores, var.get(), start, lanes);
+          },
+          md));
+      pos += full * lanes;
+    }
+    for (int width = lanes; pos < end;) {
+      while (width > end - pos) width /= 2;
+      if (width == 1) {
+        ScopedBinding lane(this, var.get(), b_.getInt64(static_cast<uint64_t>(pos)),
+                           Range{pos, pos});
+        for (const Stmt& st : stores) RETURN_IF_ERROR(EmitStore(st));
+      } else {
+        RETURN_IF_ERROR(
+            EmitVectorChunk(stores, var.get(), b_.getInt64(static_cast<uint64_t>(pos)), width));
+      }
+      pos += width;
+    }
+    return true;
   }
 
   // A loop LLVM fully unrolls before it vectorizes (a constant extent of a few vectors): its

@@ -14,8 +14,13 @@
 //     no compiler-runtime helper is ever needed at link time);
 //   - Allocate: an alloca in the function's entry block up to 64 KiB, RelayAlignedAlloc /
 //     RelayAlignedFree above (a failed allocation frees what is live and returns -1);
-//   - loops: kSerial plain; kUnrolled with llvm.loop.unroll.full; kVectorized with
-//     llvm.loop.vectorize.enable, width = the target's float32 lanes, and parallel-access
+//   - loops: kSerial plain; kUnrolled with llvm.loop.unroll.full; kVectorized with constant
+//     bounds and a body of float32 stores to contiguous indices (values of contiguous, strided
+//     or loop-invariant float32 loads, float arithmetic, comparisons, selects of in-bounds
+//     values, math intrinsics) as explicit vector code: chunks of the target's float32 lanes,
+//     then halves, then scalars, each lane one iteration (register tiles of a schedule stay
+//     whole vectors); any other kVectorized loop with llvm.loop.vectorize.enable,
+//     width = the target's float32 lanes, and parallel-access
 //     metadata (the loop IR guarantees no loop-carried dependence; the conditions of a guarded
 //     body that bound a long loop's variable, as split tails make, become its bounds, so that
 //     no masked stores are needed); kParallel outlined into an

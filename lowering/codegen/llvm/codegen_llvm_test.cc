@@ -749,13 +749,24 @@ TEST(CodegenIrTest, ExportsOneFunctionWithNoAliasAlignedBuffers) {
   EXPECT_THAT(*ir, HasSubstr("; ModuleID = 'k_axpy'"));
 }
 
+// Like AxpyFunc, with the store under a guard: not explicit vector code, the loop vectorizer's.
+PrimFunc GuardedAxpyFunc(ForKind kind) {
+  const int64_t n = 256;
+  Buffer x = Param("x", DT::kFloat32, n), y = Param("y", DT::kFloat32, n);
+  Buffer out = Param("out", DT::kFloat32, n);
+  PrimExpr i = tir::MakeVar("i");
+  Stmt store = tir::MakeStore(out, i, Ld(x, i) * F(3) + Ld(y, i));
+  return Func("k_axpy", {x, y, out}, 2,
+              For(i, n, tir::MakeIfThenElse(Bin(ExprKind::kGT, Ld(x, i), F(0)), store), kind));
+}
+
 TEST(CodegenIrTest, LoopMetadataForUnrollAndVectorize) {
   absl::StatusOr<std::string> unrolled =
       EmitLLVMText(AxpyFunc(ForKind::kUnrolled), GetTarget("x86-64"), /*optimize=*/false);
   ASSERT_TRUE(unrolled.ok()) << unrolled.status();
   EXPECT_THAT(*unrolled, HasSubstr("!{!\"llvm.loop.unroll.full\"}"));
-  absl::StatusOr<std::string> vectorized =
-      EmitLLVMText(AxpyFunc(ForKind::kVectorized), GetTarget("x86-64-avx2"), /*optimize=*/false);
+  absl::StatusOr<std::string> vectorized = EmitLLVMText(
+      GuardedAxpyFunc(ForKind::kVectorized), GetTarget("x86-64-avx2"), /*optimize=*/false);
   ASSERT_TRUE(vectorized.ok()) << vectorized.status();
   EXPECT_THAT(*vectorized, HasSubstr("!{!\"llvm.loop.vectorize.enable\", i1 true}"));
   EXPECT_THAT(*vectorized, HasSubstr("!{!\"llvm.loop.vectorize.width\", i32 8}"));
@@ -777,6 +788,61 @@ TEST(CodegenIrTest, LoopMetadataForUnrollAndVectorize) {
       EmitAssembly(AxpyFunc(ForKind::kVectorized), GetTarget("x86-64-avx512"));
   ASSERT_TRUE(asm_text.ok()) << asm_text.status();
   EXPECT_TRUE(absl::StrContains(*asm_text, "zmm"));
+}
+
+TEST(CodegenIrTest, SimpleVectorizedLoopIsExplicitVectorCode) {
+  // 256 = 32 chunks of 8 lanes: one loop over chunks of vector loads and stores, which LLVM is
+  // told not to vectorize again.
+  absl::StatusOr<std::string> ir =
+      EmitLLVMText(AxpyFunc(ForKind::kVectorized), GetTarget("x86-64-avx2"), /*optimize=*/false);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_THAT(*ir, HasSubstr("load <8 x float>, <8 x float>*"));
+  EXPECT_THAT(*ir, HasSubstr("store <8 x float>"));
+  EXPECT_THAT(*ir, HasSubstr("!{!\"llvm.loop.vectorize.width\", i32 1}"));
+  EXPECT_THAT(*ir, Not(HasSubstr("llvm.loop.vectorize.enable")));
+}
+
+// Explicit vector code (chunks of the target's lanes, halves, a scalar remainder) computes what
+// the serial loop computes, bit for bit: strided and uniform loads, a select of loads in
+// bounds, min/max, comparisons, exp and erf, over extents with every kind of remainder and a
+// loop of chunks, starting at a non-zero minimum.
+TEST_P(CodegenTest, ExplicitVectorLoopsMatchSerialLoops) {
+  for (int64_t n : {2, 7, 13, 45, 64}) {
+    SCOPED_TRACE(n);
+    const int64_t lo = 3;
+    Buffer a = Param("a", DT::kFloat32, 2 * (lo + n)), b = Param("b", DT::kFloat32, lo + n);
+    Buffer out = Param("out", DT::kFloat32, lo + n), out2 = Param("out2", DT::kFloat32, lo + n);
+    auto make = [&](ForKind kind) {
+      PrimExpr i = tir::MakeVar("i");
+      PrimExpr x = Ld(a, i * I(2) + I(1));  // strided
+      PrimExpr y = Ld(b, i);                // contiguous
+      PrimExpr u = Ld(b, I(1));             // uniform
+      PrimExpr v = Bin(ExprKind::kMax, x * u - y, F(-0.5));
+      PrimExpr sel = tir::MakeSelect(Bin(ExprKind::kLT, x, y), v, y * F(0.25));
+      Stmt s1 = tir::MakeStore(out, i, sel + tir::MakeCall("exp", {y}, DT::kFloat32));
+      Stmt s2 = tir::MakeStore(out2, i - I(1) + I(1),
+                               Ld(out, i) + tir::MakeCall("erf", {x}, DT::kFloat32));
+      return Func("k_vec_" + std::to_string(static_cast<int>(kind)), {a, b, out, out2}, 2,
+                  tir::MakeFor(i, I(lo), I(n), kind, tir::MakeSeq({s1, s2})));
+    };
+    std::vector<float> av(static_cast<size_t>(2 * (lo + n))), bv(static_cast<size_t>(lo + n));
+    for (size_t j = 0; j < av.size(); ++j) av[j] = std::sin(0.7f * static_cast<float>(j));
+    for (size_t j = 0; j < bv.size(); ++j) bv[j] = std::cos(1.3f * static_cast<float>(j));
+    std::vector<std::vector<float>> results;
+    for (ForKind kind : {ForKind::kSerial, ForKind::kVectorized}) {
+      LoadedKernel k = LoadOrDie(make(kind), target_);
+      ASSERT_NE(k.fn, nullptr);
+      AlignedArray<float> ab(av), bb(bv), ob(lo + n), o2(lo + n);
+      ASSERT_EQ(k.Call({ab.data(), bb.data(), ob.data(), o2.data()}), 0);
+      std::vector<float> r(ob.data(), ob.data() + lo + n);
+      r.insert(r.end(), o2.data(), o2.data() + lo + n);
+      results.push_back(r);
+    }
+    for (size_t j = 0; j < results[0].size(); ++j) {
+      EXPECT_TRUE(SameFloat(results[0][j], results[1][j]))
+          << j << ": " << results[0][j] << " vs " << results[1][j];
+    }
+  }
 }
 
 TEST(CodegenIrTest, ParallelLoopIsOutlinedAndCallsTheRuntime) {

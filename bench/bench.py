@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""bench/run's second half: runs the built benchmarks and ONNX Runtime, compares, reports.
+
+Called by bench/run after the build (see there for the flags). Standard library only.
+
+For every model and thread count, `rounds` rounds each run our benchmark binary once and ONNX
+Runtime once (interleaved, so both see the same machine load), each process timing `runs`
+inferences after `warmup` untimed ones; a side's latency is the median of its rounds' medians.
+Outputs are compared after the first round (ours and ORT's on the same .npy inputs).
+
+max_rel_err = max_i |ours_i - ort_i| / max(|ort_i|, 1e-3 * max_j |ort_j|): a relative error
+that does not blow up at elements near zero.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def read_npy(path):
+    """(shape, values as a list of numbers) of a little-endian version 1.0 .npy file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:6] != b"\x93NUMPY" or data[6] != 1:
+        raise ValueError(f"{path}: not a version 1.0 .npy file")
+    header_len = struct.unpack("<H", data[8:10])[0]
+    header = data[10:10 + header_len].decode("latin1")
+    descr = header.split("'descr': '")[1].split("'")[0]
+    shape_text = header.split("'shape': (")[1].split(")")[0]
+    shape = [int(s) for s in shape_text.split(",") if s.strip()]
+    fmt = {"<f4": "f", "<i8": "q", "<i4": "i", "|b1": "?"}[descr]
+    body = data[10 + header_len:]
+    count = len(body) // struct.calcsize(fmt)
+    return shape, list(struct.unpack(f"<{count}{fmt}", body))
+
+
+def max_rel_err(ours, ref):
+    if len(ours) != len(ref):
+        return float("inf")
+    scale = max((abs(v) for v in ref), default=0.0)
+    floor = max(1e-3 * scale, 1e-30)
+    worst = 0.0
+    for a, b in zip(ours, ref):
+        if a != a or b != b:  # NaN on either side
+            return float("inf")
+        worst = max(worst, abs(a - b) / max(abs(b), floor))
+    return worst
+
+
+def run_json(cmd, env=None):
+    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"bench: {' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def model_flops(bin_dir, model):
+    """Sum of the kernels' flops over the model's calls (graph.json)."""
+    with open(os.path.join(bin_dir, "models", f"{model}.graph.json")) as f:
+        graph = json.load(f)
+    kernels = graph["kernels"]
+    return sum(kernels[c["kernel"]]["flops"] for c in graph["calls"]), sorted(kernels)
+
+
+def compile_times(relayc, target, kernel_ids, work):
+    """Seconds `relayc compile` takes for each kernel file of models/kernels (one at a time)."""
+    times = {}
+    for kid in kernel_ids:
+        src = os.path.join(ROOT, "models", "kernels", f"{kid}.relay")
+        if not os.path.exists(src):
+            continue  # an overflow kernel: compiled with the model, not on its own
+        start = time.monotonic()
+        proc = subprocess.run(
+            [relayc, "compile", "--target", target, src, "-o", os.path.join(work, f"{kid}.o")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if proc.returncode != 0:
+            sys.exit(f"bench: relayc compile {kid} failed:\n{proc.stderr}")
+        times[kid] = time.monotonic() - start
+    return times
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bin_dir", required=True)
+    p.add_argument("--target", required=True)
+    p.add_argument("--models", required=True)
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--runs", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--compile_times", type=int, default=1)
+    p.add_argument("--results", default=os.path.join(ROOT, "bench", "results.json"))
+    args = p.parse_args()
+
+    models = args.models.split(",")
+    threads = [int(t) for t in args.threads.split(",")]
+    relayc = os.path.join(args.bin_dir, "lowering", "tools", "relayc")
+    ort_script = os.path.join(ROOT, "bench", "ort_bench.js")
+    out_root = os.path.join(ROOT, "bench", "out")
+    os.makedirs(out_root, exist_ok=True)
+
+    rows = []
+    compile_cache = {}
+    for model in models:
+        flops, kernel_ids = model_flops(args.bin_dir, model)
+        if args.compile_times:
+            with tempfile.TemporaryDirectory() as work:
+                missing = [k for k in kernel_ids if k not in compile_cache]
+                compile_cache.update(compile_times(relayc, args.target, missing, work))
+        ctimes = [compile_cache[k] for k in kernel_ids if k in compile_cache]
+        onnx = os.path.join(args.bin_dir, "models", f"{model}.onnx")
+        binary = os.path.join(args.bin_dir, "bench", f"bench_{model}")
+        for t in threads:
+            work = os.path.join(out_root, f"{model}_t{t}")
+            os.makedirs(work, exist_ok=True)
+            env = dict(os.environ, RELAY_NUM_THREADS=str(t))
+            ours, ort = [], []
+            err = None
+            for r in range(args.rounds):
+                o = run_json([binary, "--out_dir", work, "--runs", str(args.runs),
+                              "--warmup", str(args.warmup)], env)
+                if o["threads"] != t:
+                    sys.exit(f"bench: {model} ran with {o['threads']} threads, not {t}")
+                ours.append(o["median_ms"])
+                x = run_json(["node", ort_script, onnx, work, str(t), str(args.runs),
+                              str(args.warmup)])
+                ort.append(x["median_ms"])
+                if err is None:
+                    err = 0.0
+                    i = 0
+                    while os.path.exists(os.path.join(work, f"output_{i}.npy")):
+                        _, a = read_npy(os.path.join(work, f"output_{i}.npy"))
+                        _, b = read_npy(os.path.join(work, f"ort_output_{i}.npy"))
+                        err = max(err, max_rel_err(a, b))
+                        i += 1
+            ours_ms, ort_ms = statistics.median(ours), statistics.median(ort)
+            row = {
+                "model": model,
+                "threads": t,
+                "ours_ms": round(ours_ms, 3),
+                "ort_ms": round(ort_ms, 3),
+                "ratio": round(ours_ms / ort_ms, 3),
+                "max_rel_err": float(f"{err:.3g}"),
+                "gflops": round(flops / ours_ms / 1e6, 2),
+                "ort_gflops": round(flops / ort_ms / 1e6, 2),
+                "flops": flops,
+                "kernels": len(kernel_ids),
+                "target": args.target,
+                "ort_version": x["version"],
+            }
+            if ctimes:
+                row["compile_median_s"] = round(statistics.median(ctimes), 3)
+                row["compile_max_s"] = round(max(ctimes), 3)
+            rows.append(row)
+            print_row(row, header=len(rows) == 1)
+
+    with open(args.results, "w") as f:
+        json.dump(rows, f, indent=2)
+        f.write("\n")
+    print(f"\nwrote {os.path.relpath(args.results, ROOT)}; target {args.target}, "
+          f"ONNX Runtime {rows[0]['ort_version'] if rows else '?'}, "
+          f"{args.rounds} rounds x {args.runs} runs")
+
+
+def print_row(row, header):
+    cols = ["model", "thr", "ours ms", "ORT ms", "ratio", "GFLOP/s", "ORT GFLOP/s",
+            "max rel err", "compile med/max s"]
+    widths = [14, 4, 10, 10, 7, 9, 12, 12, 18]
+    if header:
+        print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
+                        enumerate(zip(cols, widths))))
+    comp = (f"{row['compile_median_s']:.2f}/{row['compile_max_s']:.2f}"
+            if "compile_median_s" in row else "-")
+    vals = [row["model"], str(row["threads"]), f"{row['ours_ms']:.2f}", f"{row['ort_ms']:.2f}",
+            f"{row['ratio']:.2f}", f"{row['gflops']:.1f}", f"{row['ort_gflops']:.1f}",
+            f"{row['max_rel_err']:.2e}", comp]
+    print("  ".join(v.rjust(w) if i else v.ljust(w) for i, (v, w) in
+                    enumerate(zip(vals, widths))), flush=True)
+
+
+if __name__ == "__main__":
+    main()
