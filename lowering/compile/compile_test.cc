@@ -208,7 +208,8 @@ TEST(CompileTest, ErrorsNameTheKernel) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(s.message()), HasSubstr("kernel " + good_id +
                                                   ": unknown target 'arm64' (known: "
-                                                  "x86-64, x86-64-avx2, x86-64-avx512)"));
+                                                  "x86-64, x86-64-avx2, x86-64-avx512, "
+                                                  "cuda-sm80, cuda-sm90)"));
 
   s = compile(good, {"x86-64", "tuned"});
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
