@@ -16,12 +16,9 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "llvm/BinaryFormat/ELF.h"
-#include "llvm/Object/ELFObjectFile.h"
-#include "llvm/Object/ObjectFile.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "lowering/codegen/cuda/codegen_cuda.h"
 #include "lowering/codegen/cuda/fatbin.h"
+#include "lowering/codegen/cuda/inspect.h"
 #include "lowering/codegen/cuda/nvcc.h"
 #include "lowering/codegen/llvm/jit.h"
 #include "lowering/compile/compile.h"
@@ -52,74 +49,6 @@ std::string Canonical(const std::string& text) {
   EXPECT_TRUE(m.ok()) << m.status();
   EXPECT_TRUE(ir::InferTypes(*m).ok());
   return passes::CanonicalKernelText(*m->functions().at("main"));
-}
-
-// The bytes of local symbol `name` in ELF object `object`.
-std::string SymbolBytes(const std::string& object, const std::string& name) {
-  auto buffer = llvm::MemoryBuffer::getMemBuffer(object, "k.o", false);
-  auto file = llvm::object::ObjectFile::createObjectFile(buffer->getMemBufferRef());
-  if (!file) {
-    llvm::consumeError(file.takeError());
-    ADD_FAILURE() << "not an object file";
-    return "";
-  }
-  for (const llvm::object::SymbolRef& sym : (*file)->symbols()) {
-    auto sym_name = sym.getName();
-    if (!sym_name || *sym_name != name) {
-      if (!sym_name) llvm::consumeError(sym_name.takeError());
-      continue;
-    }
-    auto section = sym.getSection();
-    auto value = sym.getValue();
-    if (!section || !value) {
-      ADD_FAILURE() << "symbol without section";
-      return "";
-    }
-    auto contents = (*section)->getContents();
-    if (!contents) {
-      llvm::consumeError(contents.takeError());
-      return "";
-    }
-    const uint64_t size = llvm::object::ELFSymbolRef(sym).getSize();
-    return contents->substr(*value, size).str();
-  }
-  ADD_FAILURE() << "no symbol " << name;
-  return "";
-}
-
-struct Cubin {
-  uint16_t machine = 0;
-  std::vector<std::string> sections;
-  std::vector<std::string> functions;
-};
-
-Cubin ReadCubin(const std::string& bytes) {
-  Cubin c;
-  auto buffer = llvm::MemoryBuffer::getMemBuffer(bytes, "cubin", false);
-  auto file = llvm::object::ObjectFile::createObjectFile(buffer->getMemBufferRef());
-  if (!file) {
-    llvm::consumeError(file.takeError());
-    ADD_FAILURE() << "cubin is not an ELF file";
-    return c;
-  }
-  const auto* elf = llvm::dyn_cast<llvm::object::ELF64LEObjectFile>(file->get());
-  if (elf == nullptr) {
-    ADD_FAILURE() << "cubin is not ELF64 little-endian";
-    return c;
-  }
-  c.machine = elf->getELFFile().getHeader().e_machine;
-  for (const llvm::object::SectionRef& s : elf->sections()) {
-    auto name = s.getName();
-    if (name) c.sections.push_back(name->str());
-  }
-  for (const llvm::object::SymbolRef& sym : elf->symbols()) {
-    auto type = sym.getType();
-    auto name = sym.getName();
-    if (type && name && *type == llvm::object::SymbolRef::ST_Function) {
-      c.functions.push_back(name->str());
-    }
-  }
-  return c;
 }
 
 // What the stub passed to RelayCudaLaunchKernels.
@@ -167,44 +96,27 @@ TEST(CudaObjectTest, ObjectFatbinAndStub) {
   for (const auto& l : meta["launches"]) launch_names.push_back(l["name"]);
   EXPECT_EQ(launch_names[0], id + "_0");
 
-  // The fat binary: SASS for both architectures, PTX for the newest.
-  const std::string fatbin = SymbolBytes(k->object, id + "_fatbin");
-  absl::StatusOr<std::vector<FatbinEntry>> entries = ParseFatbin(fatbin);
+  // The fat binary: SASS for both architectures, PTX for the newest, each as it should be.
+  absl::StatusOr<std::string> fatbin = FatbinOfObject(k->object, id);
+  ASSERT_TRUE(fatbin.ok()) << fatbin.status();
+  absl::StatusOr<std::vector<FatbinEntry>> entries = ParseFatbin(*fatbin);
   ASSERT_TRUE(entries.ok()) << entries.status();
   std::vector<int> elf_archs, ptx_archs;
   for (const FatbinEntry& e : *entries) {
-    EXPECT_FALSE(e.compressed);
-    if (e.kind == FatbinEntry::Kind::kElf) {
-      elf_archs.push_back(e.arch);
-      const Cubin c = ReadCubin(e.payload);
-      EXPECT_EQ(c.machine, llvm::ELF::EM_CUDA);
-      EXPECT_THAT(c.sections, ::testing::Contains(".nv.info"));
-      for (const std::string& name : launch_names) {
-        EXPECT_THAT(c.sections, ::testing::Contains(".text." + name)) << "sm_" << e.arch;
-        EXPECT_THAT(c.sections, ::testing::Contains(".nv.info." + name)) << "sm_" << e.arch;
-        EXPECT_THAT(c.functions, ::testing::Contains(name)) << "sm_" << e.arch;
-      }
-    }
-    if (e.kind == FatbinEntry::Kind::kPtx) {
-      ptx_archs.push_back(e.arch);
-      const std::string ptx = e.payload.substr(0, e.payload.find('\0'));
-      EXPECT_THAT(ptx, HasSubstr(".target sm_90"));
-      for (const std::string& name : launch_names) {
-        EXPECT_THAT(ptx, HasSubstr(".entry " + name));
-      }
-      // ptxas (the toolkit's PTX assembler) accepts it.
-      const std::string dir = std::getenv("TEST_TMPDIR");
-      ASSERT_TRUE(io::WriteFileAtomically(dir + "/k.ptx", ptx).ok());
-      const std::string ptxas = nvcc->substr(0, nvcc->rfind('/')) + "/ptxas";
-      std::string log;
-      absl::StatusOr<int> rc =
-          RunTool({ptxas, "-arch=sm_90", dir + "/k.ptx", "-o", dir + "/k.cubin"}, &log);
-      ASSERT_TRUE(rc.ok()) << rc.status();
-      EXPECT_EQ(*rc, 0) << log;
-    }
+    (e.kind == FatbinEntry::Kind::kElf ? elf_archs : ptx_archs).push_back(e.arch);
   }
   EXPECT_THAT(elf_archs, ::testing::UnorderedElementsAre(80, 90));
   EXPECT_THAT(ptx_archs, ::testing::ElementsAre(90));
+  const std::string ptxas = nvcc->substr(0, nvcc->rfind('/')) + "/ptxas";
+  const std::string tmp = std::getenv("TEST_TMPDIR");
+  absl::Status inspected =
+      InspectFatbin(*fatbin, launch_names, *ParseTarget("cuda-sm90"), ptxas, tmp);
+  EXPECT_TRUE(inspected.ok()) << inspected;
+  // The inspection can fail: a launch the fat binary lacks.
+  EXPECT_THAT(
+      std::string(InspectFatbin(*fatbin, {"k_nonexistent_0"}, *ParseTarget("cuda-sm90"), ptxas, tmp)
+                      .message()),
+      HasSubstr("no section .text.k_nonexistent_0"));
 
   // Deterministic: a second compile (another temporary directory) gives the same bytes.
   absl::StatusOr<compile::CompiledKernel> again =
@@ -225,7 +137,7 @@ TEST(CudaObjectTest, ObjectFatbinAndStub) {
   void* args[] = {&dummy[0], &dummy[1], &dummy[2], &dummy[3]};
   EXPECT_EQ((*fn)(args), 7);  // the runtime's code, passed through
   EXPECT_EQ(recorded.calls, 1);
-  EXPECT_TRUE(recorded.image == fatbin);
+  EXPECT_TRUE(recorded.image == *fatbin);
   EXPECT_EQ(recorded.names, launch_names);
   for (size_t i = 0; i < recorded.dims.size(); ++i) {
     EXPECT_EQ(recorded.dims[i].first, meta["launches"][i]["grid"].get<uint32_t>());
