@@ -1,0 +1,210 @@
+// The CUDA strategy: every op of docs/ops.md and fused kernels, lowered for cuda-sm90, give the
+// interpreter's results under the loop-IR evaluator (which runs bound loops backwards, so an
+// iteration that depends on another shows); and the structure GPUs need: every output's nest
+// bound to blockIdx.x/threadIdx.x with at most kCudaThreadsPerBlock threads, reductions inside
+// the thread, softmax's and layer_norm's row reductions inside the thread (one element each),
+// nothing left at the root but bound nests. Bind's misuses are errors.
+#include "lowering/schedule/cuda_strategy.h"
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lowering/interp/interpreter.h"
+#include "lowering/schedule/lower_kernel.h"
+#include "lowering/schedule/strategy.h"
+#include "lowering/tir/eval.h"
+#include "lowering/topi/topi_test_util.h"
+
+namespace relay::schedule {
+namespace {
+
+using ::testing::HasSubstr;
+using topi::testing::RandomInput;
+using topi::testing::TypedModule;
+
+std::string Compare(const ir::Tensor& got, const ir::Tensor& want) {
+  for (int64_t i = 0; i < got.NumElements(); ++i) {
+    const double g = got.GetDouble(i), w = want.GetDouble(i);
+    if (!ir::IsFloat(got.dtype())) {
+      const int bytes = ir::DTypeBytes(got.dtype());
+      if (std::memcmp(got.raw() + i * bytes, want.raw() + i * bytes, bytes) != 0) {
+        return absl::StrCat("element ", i, ": got ", g, ", want ", w);
+      }
+      continue;
+    }
+    if (std::isnan(g) && std::isnan(w)) continue;
+    const double tol =
+        (got.dtype() == ir::DType::kFloat16 ? 1e-3 : 1e-5) * std::max(1.0, std::fabs(w));
+    if (!(std::fabs(g - w) <= tol)) return absl::StrCat("element ", i, ": got ", g, ", want ", w);
+  }
+  return "";
+}
+
+// Visits every statement of `s`, with the kinds of the loops around it (outermost first).
+void Walk(const tir::Stmt& s, std::vector<tir::ForKind>* loops,
+          const std::function<void(const tir::Stmt&, const std::vector<tir::ForKind>&)>& fn) {
+  if (s == nullptr) return;
+  fn(s, *loops);
+  switch (s->kind()) {
+    case tir::StmtKind::kFor:
+      loops->push_back(s->for_kind());
+      Walk(s->body(), loops, fn);
+      loops->pop_back();
+      return;
+    case tir::StmtKind::kSeq:
+      for (const tir::Stmt& c : s->seq()) Walk(c, loops, fn);
+      return;
+    case tir::StmtKind::kAllocate:
+    case tir::StmtKind::kLetStmt:
+      Walk(s->body(), loops, fn);
+      return;
+    case tir::StmtKind::kIfThenElse:
+      Walk(s->body(), loops, fn);
+      Walk(s->else_body(), loops, fn);
+      return;
+    case tir::StmtKind::kStore:
+      return;
+  }
+}
+
+bool Bound(const std::vector<tir::ForKind>& loops) {
+  for (tir::ForKind k : loops) {
+    if (k == tir::ForKind::kThreadIdx) return true;
+  }
+  return false;
+}
+
+// Lowers @function for cuda-sm90, checks the structure, evaluates and compares.
+std::string Check(const ir::Module& module, const std::string& function) {
+  ir::Function fn = module.Lookup(function);
+  absl::StatusOr<tir::PrimFunc> func =
+      LowerKernel(*fn, "k_" + function, "default", *ParseTarget("cuda-sm90"));
+  if (!func.ok()) return absl::StrCat("LowerKernel: ", func.status().ToString());
+  // Every store of an output runs in a GPU thread, unless the output has no spatial axes.
+  std::string structure;
+  std::vector<tir::ForKind> loops;
+  Walk(func->body, &loops, [&](const tir::Stmt& s, const std::vector<tir::ForKind>& around) {
+    if (s->kind() == tir::StmtKind::kFor && s->for_kind() == tir::ForKind::kThreadIdx &&
+        s->extent()->int_value() > kCudaThreadsPerBlock) {
+      structure = "a thread loop over the block size";
+    }
+    if (s->kind() != tir::StmtKind::kStore || Bound(around)) return;
+    for (size_t i = static_cast<size_t>(func->num_inputs); i < func->params.size(); ++i) {
+      if (s->buffer() == func->params[i] && func->params[i]->NumElements() > 1) {
+        structure = absl::StrCat("a store into ", s->buffer()->name(), " outside a GPU thread");
+      }
+    }
+  });
+  if (!structure.empty()) return absl::StrCat(structure, "\n", tir::PrimFuncToString(*func));
+  std::vector<ir::Tensor> inputs;
+  std::map<std::string, ir::Tensor> by_name;
+  for (size_t i = 0; i < fn->params().size(); ++i) {
+    const ir::Var& p = fn->params()[i];
+    ir::Tensor value = RandomInput(p->name(), p->checked_type(), 7 + 1000003 * i);
+    inputs.push_back(value);
+    by_name[p->name()] = value;
+  }
+  absl::StatusOr<std::vector<ir::Tensor>> got = tir::RunPrimFunc(*func, inputs);
+  if (!got.ok()) return absl::StrCat("evaluating: ", got.status().ToString());
+  absl::StatusOr<interp::Value> want = interp::Run(module, by_name, function);
+  if (!want.ok()) return absl::StrCat("interpreter: ", want.status().ToString());
+  const std::vector<ir::Tensor> want_tensors = interp::Flatten(*want);
+  for (size_t i = 0; i < got->size(); ++i) {
+    const std::string diff = Compare((*got)[i], want_tensors[i]);
+    if (!diff.empty()) {
+      return absl::StrCat("output ", i, ": ", diff, "\n", tir::PrimFuncToString(*func));
+    }
+  }
+  return "";
+}
+
+void CheckEveryFunction(const ir::Module& module) {
+  ASSERT_FALSE(module.functions().empty());
+  for (const auto& [name, fn] : module.functions()) {
+    EXPECT_EQ(Check(module, name), "") << "@" << name;
+  }
+}
+
+ir::Module Testdata(const std::string& file) {
+  return TypedModule(topi::testing::ReadTestdata(file));
+}
+
+TEST(CudaStrategyTest, Elementwise) { CheckEveryFunction(Testdata("elementwise.relay")); }
+TEST(CudaStrategyTest, NeuralNetwork) { CheckEveryFunction(Testdata("nn.relay")); }
+TEST(CudaStrategyTest, Reductions) { CheckEveryFunction(Testdata("reduce.relay")); }
+TEST(CudaStrategyTest, Transforms) { CheckEveryFunction(Testdata("transform.relay")); }
+
+std::string Lowered(const std::string& text) {
+  ir::Module m = TypedModule(text);
+  absl::StatusOr<tir::PrimFunc> f =
+      LowerKernel(*m.main(), "k", "default", *ParseTarget("cuda-sm90"));
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? tir::PrimFuncToString(*f) : "";
+}
+
+// conv2d + bias + relu: one launch, 1*4*6*8 = 192 outputs in one block of threads, the
+// reduction inside each thread, the padding inlined as a guarded read.
+TEST(CudaStrategyTest, ConvBiasReluIsOneThreadPerOutput) {
+  const std::string tir = Lowered(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 2, 6, 8), float32], %w: Tensor[(4, 2, 3, 3), float32], %b: Tensor[(4), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
+  %1 = nn.bias_add(%0, %b);
+  nn.relu(%1)
+})");
+  EXPECT_THAT(tir, HasSubstr(", 0, 192) threadIdx.x {"));
+  EXPECT_THAT(tir, ::testing::Not(HasSubstr("blockIdx.x")));
+  EXPECT_THAT(tir, ::testing::Not(HasSubstr("allocate pad")));
+}
+
+// Softmax over rows of 1000: 2 * 1000 outputs in blocks of 256; each thread computes its row's
+// max and sum in one-element buffers (no device scratch at the root).
+TEST(CudaStrategyTest, SoftmaxReductionsStayInTheThread) {
+  const std::string tir = Lowered(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 1000), float32]) { nn.softmax(%x) })");
+  EXPECT_THAT(tir, HasSubstr(", 0, 8) blockIdx.x {"));
+  EXPECT_THAT(tir, HasSubstr(", 0, 256) threadIdx.x {"));
+  EXPECT_THAT(tir, HasSubstr("float32 * 1]"));
+  // Its buffers are allocated inside the thread loop: nothing at the root.
+  const size_t thread = tir.find("threadIdx.x");
+  const size_t alloc = tir.find("allocate");
+  ASSERT_NE(alloc, std::string::npos);
+  EXPECT_LT(thread, alloc);
+}
+
+// A full reduction to a scalar has no axis to bind: it runs as one thread.
+TEST(CudaStrategyTest, ScalarReductionRunsAsOneThread) {
+  const std::string tir = Lowered(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(4, 5), float32]) { sum(%x) })");
+  EXPECT_THAT(tir, ::testing::Not(HasSubstr("threadIdx.x")));
+}
+
+TEST(CudaStrategyTest, BindMisuse) {
+  te::Tensor a = te::Placeholder("a", {4, 8}, ir::DType::kFloat32);
+  te::IterVar k = te::ReduceAxis(8, "k");
+  te::Tensor s = te::Compute(
+      "s", {4},
+      [&](const std::vector<tir::PrimExpr>& i) {
+        return te::Sum(te::Read(a, {i[0], k.var}), {k});
+      },
+      "sum", ir::OpPattern::kCommReduce);
+  Schedule sch({s});
+  Stage* st = sch[s];
+  EXPECT_THAT(std::string(st->Bind(st->reduce_axis(0), LoopAnnotation::kThreadIdx).message()),
+              HasSubstr("bind of reduction loop"));
+  EXPECT_EQ(st->Bind(st->axis(0), LoopAnnotation::kParallel).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(st->Bind(st->axis(0), LoopAnnotation::kThreadIdx).ok());
+  absl::StatusOr<tir::PrimFunc> f = LowerSchedule(sch, {a, s}, "k");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_THAT(tir::PrimFuncToString(*f), HasSubstr(", 0, 4) threadIdx.x {"));
+}
+
+}  // namespace
+}  // namespace relay::schedule
