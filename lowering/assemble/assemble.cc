@@ -518,8 +518,68 @@ void AppendTensorTable(std::string* s, const char* table, const char* shape_pref
   absl::StrAppend(s, "};\n");
 }
 
-std::string GenerateSource(const std::string& name, const AssembleInputs& in,
-                           const Layout& layout) {
+// Whether the called kernels are CUDA kernels (metadata target "cuda-*"): all or none.
+absl::StatusOr<bool> UsesCuda(const AssembleInputs& in) {
+  std::string cuda, cpu;
+  for (const KernelCall& call : in.graph.calls) {
+    const KernelMeta& meta = in.kernels.at(call.kernel);
+    (StartsWith(meta.target, "cuda-") ? cuda : cpu) = call.kernel;
+  }
+  if (!cuda.empty() && !cpu.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("kernel ", cuda,
+                                                   " was compiled for a CUDA target but kernel ",
+                                                   cpu, " was not: one model, one device"));
+  }
+  return !cuda.empty();
+}
+
+// The CUDA executor's additions to NAME.cc (see GenerateSource).
+struct CudaParts {
+  std::string includes, state, construct, destruct, before_calls, after_calls;
+};
+
+CudaParts MakeCudaParts(const std::string& name, const Graph& g, const Layout& layout) {
+  CudaParts p;
+  p.includes = "#include \"runtime/cuda/relay_cuda.h\"\n";
+  p.state =
+      "  uint8_t* device = nullptr;          // the memory block's mirror on the GPU\n"
+      "  uint8_t* device_weights = nullptr;  // the weights, copied once\n";
+  p.construct = absl::StrCat(
+      "  state_->device = static_cast<uint8_t*>(RelayCudaMalloc(kRelayMemoryBytes));\n"
+      "  state_->device_weights = static_cast<uint8_t*>(RelayCudaMalloc(kRelayParamsBytes));\n"
+      "  if (state_->device == nullptr || state_->device_weights == nullptr ||\n"
+      "      RelayCudaCopyToDevice(state_->device_weights, ",
+      name,
+      "_params, kRelayParamsBytes) != 0) {\n"
+      "    RelayCudaFailed(\"setting up the GPU\");\n"
+      "    RelayCudaFree(state_->device);\n"
+      "    RelayCudaFree(state_->device_weights);\n"
+      "    RelayAlignedFree(state_->memory);\n"
+      "    delete state_;\n    state_ = nullptr;\n    return;\n  }\n");
+  p.destruct = "  RelayCudaFree(state_->device);\n  RelayCudaFree(state_->device_weights);\n";
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const int64_t off = layout.input_offsets[i];
+    absl::StrAppend(&p.before_calls, "  if (RelayCudaCopyToDevice(state_->device + ", off,
+                    ", state_->memory + ", off, ", ", layout.bytes[g.inputs[i]],
+                    ") != 0) {\n    return RelayCudaFailed(\"copying input ", i,
+                    " to the GPU\");\n  }\n");
+  }
+  std::set<int> copied;
+  for (const OutputCopy& copy : layout.copies) copied.insert(copy.output);
+  for (size_t j = 0; j < g.outputs.size(); ++j) {
+    if (copied.count(static_cast<int>(j)) != 0) continue;
+    const int64_t off = layout.output_offsets[j];
+    absl::StrAppend(&p.after_calls, "  if (RelayCudaCopyToHost(state_->memory + ", off,
+                    ", state_->device + ", off, ", ", layout.bytes[g.outputs[j]],
+                    ") != 0) {\n    return RelayCudaFailed(\"copying output ", j,
+                    " from the GPU\");\n  }\n");
+  }
+  return p;
+}
+
+std::string GenerateSource(const std::string& name, const AssembleInputs& in, const Layout& layout,
+                           bool cuda) {
+  const CudaParts gpu = cuda ? MakeCudaParts(name, in.graph, layout) : CudaParts();
   const Graph& g = in.graph;
   const MemoryPlan& plan = layout.plan;
   std::string s;
@@ -539,6 +599,13 @@ std::string GenerateSource(const std::string& name, const AssembleInputs& in,
     const int64_t begin = layout.output_offsets[j];
     absl::StrAppend(&s, "//   [", begin, ", ", begin + PaddedBytes(layout.bytes[g.outputs[j]]),
                     ")  output ", j, " (%", g.outputs[j], ")\n");
+  }
+  if (cuda) {
+    absl::StrAppend(&s,
+                    "// Device: CUDA. The kernels take device pointers: the block and the weights "
+                    "are\n// mirrored on the GPU; Run() copies the inputs there, runs the kernels "
+                    "on the runtime's\n// stream and copies the outputs back (the API's tensors "
+                    "stay in host memory).\n");
   }
   absl::StrAppend(&s,
                   "//\n// Arena plan (live: from the call that writes the buffer to its last "
@@ -563,7 +630,7 @@ std::string GenerateSource(const std::string& name, const AssembleInputs& in,
   absl::StrAppend(&s, "\n#include \"", name, ".h\"\n\n");
   absl::StrAppend(&s, "#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n");
   absl::StrAppend(&s, "#include <new>\n\n");
-  absl::StrAppend(&s,
+  absl::StrAppend(&s, gpu.includes,
                   "#include \"runtime/relay_runtime.h\"\n#include \"runtime/tensor_view.h\"\n\n");
 
   absl::StrAppend(&s, "extern \"C\" {\n");
@@ -584,7 +651,11 @@ std::string GenerateSource(const std::string& name, const AssembleInputs& in,
   absl::StrAppend(&s, "namespace {\n\n");
   absl::StrAppend(&s, "constexpr size_t kRelayMemoryBytes = ", layout.memory_bytes, ";\n");
   absl::StrAppend(&s, "constexpr size_t kRelayIoBegin = ", layout.io_begin,
-                  ";  // inputs and outputs, zeroed at construction\n\n");
+                  ";  // inputs and outputs, zeroed at construction\n");
+  if (cuda) {
+    absl::StrAppend(&s, "constexpr size_t kRelayParamsBytes = ", layout.params_blob.size(), ";\n");
+  }
+  absl::StrAppend(&s, "\n");
 
   absl::StrAppend(
       &s,
@@ -652,11 +723,22 @@ struct RelayTensorInfo {
   absl::StrAppend(&s, "           static_cast<int>(code), RelayGetLastError());\n");
   absl::StrAppend(&s, "  RelaySetLastError(message);\n");
   absl::StrAppend(&s, "  return code;\n}\n\n");
+  if (cuda) {
+    absl::StrAppend(&s,
+                    "// Names what failed on the GPU in the last error, keeping the runtime's "
+                    "message.\n");
+    absl::StrAppend(&s, "int RelayCudaFailed(const char* what) {\n");
+    absl::StrAppend(&s, "  char message[1024];\n");
+    absl::StrAppend(&s, "  snprintf(message, sizeof(message), \"", name,
+                    ": %s: %s\", what, RelayGetLastError());\n");
+    absl::StrAppend(&s, "  RelaySetLastError(message);\n");
+    absl::StrAppend(&s, "  return -1;\n}\n\n");
+  }
   absl::StrAppend(&s, "}  // namespace\n\n");
 
   absl::StrAppend(&s, "namespace relay_models {\n\n");
   absl::StrAppend(&s, "struct ", name, "::State {\n");
-  absl::StrAppend(&s, "  uint8_t* memory = nullptr;\n");
+  absl::StrAppend(&s, "  uint8_t* memory = nullptr;\n", gpu.state);
   absl::StrAppend(&s, "  void* args[kRelayNumArgs > 0 ? kRelayNumArgs : 1];\n};\n\n");
 
   absl::StrAppend(&s, name, "::", name, "() : state_(new (std::nothrow) State) {\n");
@@ -668,16 +750,22 @@ struct RelayTensorInfo {
   absl::StrAppend(&s, "    delete state_;\n    state_ = nullptr;\n    return;\n  }\n");
   absl::StrAppend(
       &s, "  memset(state_->memory + kRelayIoBegin, 0, kRelayMemoryBytes - kRelayIoBegin);\n");
+  absl::StrAppend(&s, gpu.construct);
   absl::StrAppend(&s, "  for (int i = 0; i < kRelayNumArgs; ++i) {\n");
   absl::StrAppend(&s, "    const RelayArgRef& a = kRelayArgs[i];\n");
-  absl::StrAppend(&s, "    state_->args[i] = a.in_weights ? const_cast<uint8_t*>(", name,
-                  "_params + a.offset)\n");
-  absl::StrAppend(&s, "                                   : state_->memory + a.offset;\n");
+  if (cuda) {
+    absl::StrAppend(&s, "    state_->args[i] = a.in_weights ? state_->device_weights + a.offset\n");
+    absl::StrAppend(&s, "                                   : state_->device + a.offset;\n");
+  } else {
+    absl::StrAppend(&s, "    state_->args[i] = a.in_weights ? const_cast<uint8_t*>(", name,
+                    "_params + a.offset)\n");
+    absl::StrAppend(&s, "                                   : state_->memory + a.offset;\n");
+  }
   absl::StrAppend(&s, "  }\n}\n\n");
 
   absl::StrAppend(&s, name, "::~", name, "() {\n");
   absl::StrAppend(&s, "  if (state_ == nullptr) return;\n");
-  absl::StrAppend(&s, "  RelayAlignedFree(state_->memory);\n  delete state_;\n}\n\n");
+  absl::StrAppend(&s, gpu.destruct, "  RelayAlignedFree(state_->memory);\n  delete state_;\n}\n\n");
 
   absl::StrAppend(&s, "::relay::TensorView ", name, "::input(int i) {\n");
   absl::StrAppend(&s, "  if (state_ == nullptr || i < 0 || i >= kRelayNumInputs) return {};\n");
@@ -699,6 +787,7 @@ struct RelayTensorInfo {
   absl::StrAppend(&s, "    RelaySetLastError(\"", name,
                   ": the model object failed to construct (out of memory)\");\n");
   absl::StrAppend(&s, "    return -1;\n  }\n");
+  absl::StrAppend(&s, gpu.before_calls);
   if (!g.calls.empty()) {
     absl::StrAppend(&s, "  void* const* args = state_->args;\n");
     absl::StrAppend(&s, "  int32_t code = 0;\n");
@@ -710,6 +799,7 @@ struct RelayTensorInfo {
                     ")) != 0) return RelayCallFailed(", c, ", \"", call.kernel, "\", code);\n");
     arg_index += call.args.size() + call.outputs.size();
   }
+  absl::StrAppend(&s, gpu.after_calls);
   if (!layout.copies.empty()) {
     absl::StrAppend(&s, "  // Outputs no kernel writes in place.\n");
     absl::StrAppend(&s, "  uint8_t* memory = state_->memory;\n");
@@ -863,9 +953,10 @@ absl::StatusOr<AssembledModel> Generate(const AssembleInputs& inputs, const std:
   RETURN_IF_ERROR(ValidateGraph(inputs.graph));
   RETURN_IF_ERROR(CheckKernelCalls(inputs));
   ASSIGN_OR_RETURN(Layout layout, MakeLayout(inputs));
+  ASSIGN_OR_RETURN(const bool cuda, UsesCuda(inputs));
   AssembledModel model;
   model.header = GenerateHeader(name, inputs.graph);
-  model.source = GenerateSource(name, inputs, layout);
+  model.source = GenerateSource(name, inputs, layout, cuda);
   ASSIGN_OR_RETURN(model.params_object,
                    codegen::EmitDataObject(absl::StrCat(name, "_params"), layout.params_blob,
                                            static_cast<int>(kBufferAlignment)));

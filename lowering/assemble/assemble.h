@@ -13,6 +13,10 @@
 //     graph order, stopping at the first non-zero return code;
 //   - copies, at the end of Run(), the outputs that no kernel writes in place (a model output
 //     that is an input, a weight, or the same buffer as an earlier output).
+// With CUDA kernels (metadata "target": "cuda-*"; all of a model's kernels or none), the block
+// and the weights are mirrored in GPU memory (runtime/cuda/relay_cuda.h) and the arguments
+// point there; Run() copies the inputs to the GPU first and the outputs back last, so the API
+// (host tensors) does not change. NAME.cc then needs //runtime/cuda.
 // The generated text and object bytes are a function of the inputs only (deterministic).
 #ifndef RULES_RELAY_LOWERING_ASSEMBLE_ASSEMBLE_H_
 #define RULES_RELAY_LOWERING_ASSEMBLE_ASSEMBLE_H_
@@ -66,7 +70,8 @@ struct AssembledModel {
 
 // Generates the three files for the model `name`, which must be a C identifier and not a C or
 // C++ keyword (it names a class, functions and the NAME_params symbol). Errors (nothing is
-// generated): InvalidArgument for a bad name, an invalid graph (ValidateGraph), a buffer over
+// generated): InvalidArgument for a bad name, an invalid graph (ValidateGraph), CUDA and CPU
+// kernels in one model, a buffer over
 // 2^50 bytes, a call whose arguments disagree with the kernel's metadata in number, order, shape
 // or dtype, or a weight of another shape or dtype than its buffer; NotFound for a called kernel
 // without metadata or a weight missing from `params`. Weights in `params` that the graph does

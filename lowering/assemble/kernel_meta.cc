@@ -41,6 +41,10 @@ absl::StatusOr<KernelMeta> FromJson(const json& doc, const std::string& prefix) 
     if (!doc["kernel"].is_string()) return fail("'kernel' is not a string");
     meta.kernel = doc["kernel"].get<std::string>();
   }
+  if (doc.contains("target")) {
+    if (!doc["target"].is_string()) return fail("'target' is not a string");
+    meta.target = doc["target"].get<std::string>();
+  }
   if (!doc.contains("symbol") || !doc["symbol"].is_string()) {
     return fail("missing string 'symbol'");
   }
@@ -136,6 +140,7 @@ std::string KernelMetaToJson(const KernelMeta& meta) {
   }
   json doc = {{"symbol", meta.symbol}, {"args", std::move(args)}};
   if (!meta.kernel.empty()) doc["kernel"] = meta.kernel;
+  if (!meta.target.empty()) doc["target"] = meta.target;
   return doc.dump(2) + "\n";
 }
 

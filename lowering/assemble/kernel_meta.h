@@ -6,7 +6,8 @@
 //             {"shape": [1, 16, 32, 32], "dtype": "float32", "kind": "output"}],
 //    ...}
 //
-// Other keys (flops, target, ...) are the compiler's business and ignored here. A metadata file
+// "target" says whether arguments are device pointers (cuda-*); other keys (flops, ...) are
+// the compiler's business and ignored here. A metadata file
 // holds one such object, or a JSON array of them (an overflow compile: several kernels in one
 // object file; [] when there are none).
 #ifndef RULES_RELAY_LOWERING_ASSEMBLE_KERNEL_META_H_
@@ -32,6 +33,9 @@ struct KernelArg {
 struct KernelMeta {
   std::string kernel;  // the kernel id ("kernel"; "" when the file does not say)
   std::string symbol;  // the C symbol of `int32_t symbol(void* const* args)`
+  // The target it was compiled for ("target"; "" when the file does not say). A "cuda-*"
+  // kernel takes device pointers: the executor then keeps the model's buffers on the GPU.
+  std::string target;
   std::vector<KernelArg> args;
 
   int num_inputs() const;

@@ -58,7 +58,12 @@ def relay_model_library(
         name = name,
         srcs = [":%s_srcs" % name],
         hdrs = [":%s_hdrs" % name],
-        deps = [Label("//runtime")],
+        # CUDA kernels and executors call the CUDA runtime (which loads the driver itself).
+        deps = [Label("//runtime")] + select({
+            str(Label("//toolchains:cuda_sm80")): [Label("//runtime/cuda")],
+            str(Label("//toolchains:cuda_sm90")): [Label("//runtime/cuda")],
+            "//conditions:default": [],
+        }),
         visibility = visibility,
         tags = tags,
         **kwargs
