@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lowering/codegen/archive.h"
+#include "lowering/codegen/cuda/codegen_cuda.h"
 #include "lowering/codegen/llvm/codegen_llvm.h"
 #include "lowering/compile/compile.h"
 #include "lowering/io/file.h"
@@ -16,6 +17,7 @@
 #include "lowering/ir/text/parser.h"
 #include "lowering/ir/type_infer.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/target/target.h"
 #include "lowering/te/lower_to_te.h"
 #include "lowering/tir/stmt.h"
 #include "lowering/tools/partition_command.h"
@@ -43,6 +45,7 @@ absl::Status CompileOverflow(const CompileRequest& r, const std::string& metadat
   compile::CompileOptions options;
   options.target = r.target;
   options.strategy = r.schedule;
+  options.nvcc = r.nvcc;
   std::vector<std::pair<std::string, std::string>> members;
   std::vector<std::string> metas;
   std::vector<std::string> ids;
@@ -97,6 +100,7 @@ absl::Status CompileCommand(const CompileRequest& r) {
   compile::CompileOptions options;
   options.target = r.target;
   options.strategy = r.schedule;
+  options.nvcc = r.nvcc;
   ASSIGN_OR_RETURN(compile::CompiledKernel kernel,
                    compile::CompileKernelFile(r.kernel_file, options));
   return compile::WriteCompiledKernel(kernel, r.output, metadata);
@@ -117,6 +121,19 @@ absl::Status TirCommand(const std::string& kernel_file, const std::string& targe
   options.strategy = schedule;
   ASSIGN_OR_RETURN(tir::PrimFunc func, compile::LowerKernelText(text, kernel_file, options));
   std::fputs(tir::PrimFuncToString(func).c_str(), stdout);
+  return absl::OkStatus();
+}
+
+absl::Status CudaCommand(const std::string& kernel_file, const std::string& target,
+                         const std::string& schedule) {
+  ASSIGN_OR_RETURN(std::string text, io::ReadFile(kernel_file));
+  compile::CompileOptions options;
+  options.target = target;
+  options.strategy = schedule;
+  ASSIGN_OR_RETURN(tir::PrimFunc func, compile::LowerKernelText(text, kernel_file, options));
+  ASSIGN_OR_RETURN(Target t, ParseTarget(target));
+  ASSIGN_OR_RETURN(codegen::CudaKernelSource cuda, codegen::EmitCudaSource(func, t));
+  std::fputs(cuda.source.c_str(), stdout);
   return absl::OkStatus();
 }
 

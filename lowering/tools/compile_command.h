@@ -17,6 +17,7 @@ struct CompileRequest {
   std::string schedule = "default";
   std::string llvm_version;      // when set, must equal the LLVM relayc links
   std::string overflow_warning;  // the update command to name when an overflow file is not empty
+  std::string nvcc;              // cuda-* targets: the nvcc to run (empty: the default, see nvcc.h)
 };
 
 // Compiles one kernel file to an object, or every kernel of an overflow file to an archive
@@ -29,6 +30,10 @@ absl::Status TeCommand(const std::string& kernel_file);
 // relayc tir: the kernel's loop IR under `schedule` for `target`.
 absl::Status TirCommand(const std::string& kernel_file, const std::string& target,
                         const std::string& schedule);
+
+// relayc cuda: the kernel's CUDA C (lowering/codegen/cuda/codegen_cuda.h) for a CUDA `target`.
+absl::Status CudaCommand(const std::string& kernel_file, const std::string& target,
+                         const std::string& schedule);
 
 }  // namespace relay::tools
 

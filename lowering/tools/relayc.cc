@@ -77,7 +77,11 @@ ABSL_FLAG(std::string, dump_ir_after, "",
           "partition/kernels: print the module after this pass (or 'all') to stderr");
 ABSL_FLAG(bool, time_passes, false, "partition/kernels: print each pass's time to stderr");
 ABSL_FLAG(std::string, target, "x86-64",
-          "compile/tir/run: the target (x86-64, x86-64-avx2, x86-64-avx512)");
+          "compile/tir/run: the target (x86-64, x86-64-avx2, x86-64-avx512, cuda-sm80, "
+          "cuda-sm90)");
+ABSL_FLAG(std::string, nvcc, "",
+          "compile/cuda: the CUDA Toolkit's nvcc for cuda-* targets (default: $CUDA_PATH/bin/nvcc, "
+          "else /usr/local/cuda/bin/nvcc)");
 ABSL_FLAG(std::string, schedule, "default",
           "compile/tir/run: the schedule strategy (naive, default)");
 ABSL_FLAG(int, threads, 0, "run: the runtime's thread count (default: RELAY_NUM_THREADS or CPUs)");
@@ -123,8 +127,10 @@ Commands:
                     with its static memory plan) and NAME_params.o (the weights)
   te K.relay        print a kernel's tensor-expression compute (no schedule)
   tir K.relay       print a kernel's loop IR   --target T  --schedule naive|default
+  cuda K.relay      print a kernel's CUDA C (--target cuda-sm80|cuda-sm90, default cuda-sm90)
   compile K.relay -o K.o   compile a kernel to an object and K.json (symbol, args, flops)
-      --target x86-64|x86-64-avx2|x86-64-avx512   --schedule naive|default
+      --target x86-64|x86-64-avx2|x86-64-avx512|cuda-sm80|cuda-sm90   --schedule naive|default
+      --nvcc PATH   for cuda-* targets (default: $CUDA_PATH/bin/nvcc, /usr/local/cuda/bin/nvcc)
       --metadata K.json   --llvm_version V (checked against the LLVM relayc links)
       An overflow file (several kernels) compiles with -o NAME.a to an archive.
   run MODEL         compile the model's kernels in process (JIT) and run it; prints what was
@@ -170,7 +176,9 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
       {"kernels", {"input_shape", "params", "dump_ir_after", "time_passes"}},
       {"manifest", {}},
       {"assemble", {"params", "out_dir", "name", "kernel_meta"}},
-      {"compile", {"target", "schedule", "llvm_version", "metadata", "overflow_warning", "output"}},
+      {"compile",
+       {"target", "schedule", "llvm_version", "metadata", "overflow_warning", "output", "nvcc"}},
+      {"cuda", {"target", "schedule"}},
       {"te", {}},
       {"tir", {"target", "schedule"}},
       {"run",
@@ -457,11 +465,16 @@ int Main(int argc, char** argv) {
     request.schedule = absl::GetFlag(FLAGS_schedule);
     request.llvm_version = absl::GetFlag(FLAGS_llvm_version);
     request.overflow_warning = absl::GetFlag(FLAGS_overflow_warning);
+    request.nvcc = absl::GetFlag(FLAGS_nvcc);
     status = CompileCommand(request);
   } else if (cl.command == "te") {
     status = TeCommand(path);
   } else if (cl.command == "tir") {
     status = TirCommand(path, absl::GetFlag(FLAGS_target), absl::GetFlag(FLAGS_schedule));
+  } else if (cl.command == "cuda") {
+    const std::string target = absl::GetFlag(FLAGS_target);
+    status = CudaCommand(path, target.rfind("cuda-", 0) == 0 ? target : "cuda-sm90",
+                         absl::GetFlag(FLAGS_schedule));
   } else if (cl.command == "run") {
     RunRequest request;
     request.model = path;

@@ -6,13 +6,16 @@ RelayToolchainInfo = provider(
         "relayc": "FilesToRunProvider of the relayc binary (exec configuration).",
         "llvm_version": "The LLVM version relayc links, e.g. '14.0.6'. Passed to every " +
                         "compile action so it is part of the action key.",
+        "nvcc": "Absolute path of the CUDA Toolkit's nvcc for cuda-* targets, or '' for " +
+                "relayc's default (/usr/local/cuda/bin/nvcc). Part of CUDA compile keys.",
     },
 )
 
 RelayTargetInfo = provider(
     doc = "The compilation target chosen on the command line (--//toolchains:target).",
     fields = {
-        "name": "Target name: 'x86-64', 'x86-64-avx2' or 'x86-64-avx512'.",
+        "name": "Target name: 'x86-64', 'x86-64-avx2', 'x86-64-avx512', 'cuda-sm80' or " +
+                "'cuda-sm90'.",
     },
 )
 

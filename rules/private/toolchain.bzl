@@ -9,6 +9,7 @@ def _relay_toolchain_impl(ctx):
         relay = RelayToolchainInfo(
             relayc = ctx.attr.relayc[DefaultInfo].files_to_run,
             llvm_version = ctx.attr.llvm_version,
+            nvcc = ctx.attr.nvcc,
         ),
     )]
 
@@ -24,6 +25,11 @@ relay_toolchain = rule(
         "llvm_version": attr.string(
             doc = "The exact LLVM version relayc links (from @llvm_14//:version.bzl).",
             mandatory = True,
+        ),
+        "nvcc": attr.string(
+            doc = "Absolute path of the CUDA Toolkit's nvcc, for cuda-* targets (actions run " +
+                  "with an empty environment, so $CUDA_PATH does not reach relayc). Empty: " +
+                  "relayc's default, /usr/local/cuda/bin/nvcc.",
         ),
     },
     doc = "Declares a relayc toolchain: the compiler binary and the LLVM version it links.",
