@@ -3,8 +3,8 @@
 // the CUDA C code generator, compiled for the host with cuda_emulation.h (g++), run block by
 // block and thread by thread, and compared with the reference interpreter: within
 // 1e-4 * max(1, |expected|) for float32, 1e-3 for float16, exactly for integers and bools. This
-// checks the generated CUDA C's semantics where no GPU is present; gpu_every_op_test runs the
-// same kernels on a GPU.
+// checks the generated CUDA C's semantics where no GPU is present (and nvcc compiles the same
+// sources for sm_90); gpu_every_op_test runs the same kernels on a GPU.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -21,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "lowering/codegen/cuda/codegen_cuda.h"
+#include "lowering/codegen/cuda/nvcc.h"
 #include "lowering/codegen/cuda/test_util.h"
 #include "lowering/compile/compile.h"
 #include "lowering/io/file.h"
@@ -161,6 +162,22 @@ TEST(CudaEmulationTest, EveryOpMatchesTheInterpreter) {
     }
   }
   const std::string dir = TempDir();
+  // The same sources through nvcc, for the GPU (sm_90 SASS): one translation unit, each kernel's
+  // source in a namespace of its own (its helpers are static; cuda_fp16.h is included first, so
+  // the kernels' own includes of it are no-ops).
+  absl::StatusOr<std::string> nvcc = FindNvcc("");
+  ASSERT_TRUE(nvcc.ok()) << nvcc.status();
+  std::string all = "#include <cuda_fp16.h>\n";
+  for (size_t i = 0; i < units.size(); ++i) {
+    absl::StrAppend(&all, "namespace unit", i, " {\n", units[i].kernel.source, "}\n");
+  }
+  ASSERT_TRUE(io::WriteFileAtomically(dir + "/all.cu", all).ok());
+  std::string log;
+  absl::StatusOr<int> rc = RunTool(
+      {*nvcc, "-cubin", "-arch=sm_90", "-std=c++17", "-o", dir + "/all.cubin", dir + "/all.cu"},
+      &log);
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  EXPECT_EQ(*rc, 0) << log.substr(0, 8000);
   const std::string lib_path = BuildLibrary(units, dir);
   ASSERT_FALSE(lib_path.empty());
   void* lib = ::dlopen(lib_path.c_str(), RTLD_NOW | RTLD_LOCAL);
