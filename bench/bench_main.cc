@@ -23,7 +23,7 @@
 
 #define BENCH_STR2(x) #x
 #define BENCH_STR(x) BENCH_STR2(x)
-#include BENCH_STR(models/BENCH_MODEL.h)
+#include BENCH_STR(models / BENCH_MODEL.h)
 
 namespace {
 

@@ -26,8 +26,8 @@ int main() {
   for (int64_t c = 0; c < 3; ++c) {
     for (int64_t i = 0; i < h; ++i) {
       for (int64_t j = 0; j < w; ++j) {
-        x[(c * h + i) * w + j] = static_cast<float>(std::sin(0.05 * i * (c + 1)) *
-                                                    std::cos(0.03 * j * (3 - c)));
+        x[(c * h + i) * w + j] =
+            static_cast<float>(std::sin(0.05 * i * (c + 1)) * std::cos(0.03 * j * (3 - c)));
       }
     }
   }
@@ -38,9 +38,8 @@ int main() {
       std::fprintf(stderr, "resnet_demo: run failed: %s\n", RelayGetLastError());
       return 1;
     }
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count());
   }
   relay::TensorView out = model.output(0);
   const float* scores = out.data_as<float>();

@@ -7,8 +7,8 @@
 namespace relay::support {
 
 std::string Sha256Hex(const std::string& bytes) {
-  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(
-      reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
   static const char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(64);
