@@ -1,5 +1,7 @@
 #include "lowering/codegen/cuda/codegen_cuda.h"
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -239,6 +241,177 @@ class CudaEmitter {
     return absl::OkStatus();
   }
 
+  // ---- 32-bit index arithmetic.
+  //
+  // The loop IR's index arithmetic is int64, which a GPU emulates with several 32-bit
+  // instructions. A launch whose every int64 value provably fits in int32 (loop variables over
+  // constant ranges, constants, and sums, products and quotients of them: no int64 loads, no
+  // casts from floats) is emitted with `int` instead.
+
+  struct Range {
+    int64_t lo = 0;
+    int64_t hi = 0;
+  };
+
+  // A conservative range of integer expression `e`, or nullopt.
+  std::optional<Range> RangeOf(const PrimExpr& e) const {
+    auto both = [&](std::optional<Range>* a, std::optional<Range>* b) {
+      *a = RangeOf(e->operands()[0]);
+      *b = RangeOf(e->operands()[1]);
+      return a->has_value() && b->has_value();
+    };
+    std::optional<Range> a, b;
+    switch (e->kind()) {
+      case ExprKind::kIntImm:
+        return Range{e->int_value(), e->int_value()};
+      case ExprKind::kVar: {
+        auto it = ranges_.find(e.get());
+        if (it == ranges_.end()) return std::nullopt;
+        return it->second;
+      }
+      case ExprKind::kAdd:
+      case ExprKind::kSub: {
+        if (!both(&a, &b)) return std::nullopt;
+        Range r;
+        const bool add = e->kind() == ExprKind::kAdd;
+        if (add ? (__builtin_add_overflow(a->lo, b->lo, &r.lo) ||
+                   __builtin_add_overflow(a->hi, b->hi, &r.hi))
+                : (__builtin_sub_overflow(a->lo, b->hi, &r.lo) ||
+                   __builtin_sub_overflow(a->hi, b->lo, &r.hi))) {
+          return std::nullopt;
+        }
+        return r;
+      }
+      case ExprKind::kMul: {
+        if (!both(&a, &b)) return std::nullopt;
+        int64_t c[4];
+        if (__builtin_mul_overflow(a->lo, b->lo, &c[0]) ||
+            __builtin_mul_overflow(a->lo, b->hi, &c[1]) ||
+            __builtin_mul_overflow(a->hi, b->lo, &c[2]) ||
+            __builtin_mul_overflow(a->hi, b->hi, &c[3])) {
+          return std::nullopt;
+        }
+        return Range{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+      }
+      case ExprKind::kDiv:
+      case ExprKind::kFloorDiv: {
+        const PrimExpr& d = e->operands()[1];
+        a = RangeOf(e->operands()[0]);
+        if (!a || d->kind() != ExprKind::kIntImm || d->int_value() <= 0) return std::nullopt;
+        const int64_t q = d->int_value();
+        auto floordiv = [q](int64_t x) { return x / q - ((x % q != 0 && x < 0) ? 1 : 0); };
+        if (e->kind() == ExprKind::kDiv) return Range{a->lo / q, a->hi / q};
+        return Range{floordiv(a->lo), floordiv(a->hi)};
+      }
+      case ExprKind::kFloorMod: {
+        const PrimExpr& d = e->operands()[1];
+        if (d->kind() != ExprKind::kIntImm || d->int_value() <= 0) return std::nullopt;
+        if (!RangeOf(e->operands()[0])) return std::nullopt;
+        return Range{0, d->int_value() - 1};
+      }
+      case ExprKind::kMin:
+      case ExprKind::kMax:
+        if (!both(&a, &b)) return std::nullopt;
+        if (e->kind() == ExprKind::kMin) {
+          return Range{std::min(a->lo, b->lo), std::min(a->hi, b->hi)};
+        }
+        return Range{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
+      case ExprKind::kSelect:
+        a = RangeOf(e->operands()[1]);
+        b = RangeOf(e->operands()[2]);
+        if (!a || !b) return std::nullopt;
+        return Range{std::min(a->lo, b->lo), std::max(a->hi, b->hi)};
+      case ExprKind::kCast: {
+        const DType from = e->operands()[0]->dtype();
+        if (from == DType::kBool) return Range{0, 1};
+        if (!ir::IsInt(from)) return std::nullopt;
+        a = RangeOf(e->operands()[0]);
+        if (!a && from == DType::kInt32) return Range{INT32_MIN, INT32_MAX};
+        return a;
+      }
+      case ExprKind::kLoad:
+        if (e->dtype() == DType::kInt32) return Range{INT32_MIN, INT32_MAX};
+        if (e->dtype() == DType::kBool) return Range{0, 1};
+        return std::nullopt;
+      default:
+        if (e->dtype() == DType::kBool) return Range{0, 1};
+        return std::nullopt;
+    }
+  }
+
+  static bool Fits32(const Range& r) { return r.lo >= INT32_MIN && r.hi <= INT32_MAX; }
+
+  // Whether every int64 subexpression of `e` fits in int32.
+  bool ExprFits32(const PrimExpr& e) const {
+    if (e == nullptr) return true;
+    if (e->dtype() == DType::kInt64) {
+      std::optional<Range> r = RangeOf(e);
+      if (!r || !Fits32(*r)) return false;
+    }
+    for (const PrimExpr& o : e->operands()) {
+      if (!ExprFits32(o)) return false;
+    }
+    return true;
+  }
+
+  // The range of loop `s`'s variable, when its bounds have ranges.
+  std::optional<Range> LoopRange(const Stmt& s) const {
+    std::optional<Range> min = RangeOf(s->min());
+    std::optional<Range> extent = RangeOf(s->extent());
+    if (!min || !extent) return std::nullopt;
+    if (extent->hi < 1) return Range{min->lo, min->lo};  // never runs
+    Range r{min->lo, 0};
+    if (__builtin_add_overflow(min->hi, extent->hi - 1, &r.hi)) return std::nullopt;
+    return r;
+  }
+
+  // Whether every int64 value of `s` fits in int32, binding loop and let variables' ranges on
+  // the way (and removing them again).
+  bool StmtFits32(const Stmt& s) {
+    if (s == nullptr) return true;
+    switch (s->kind()) {
+      case StmtKind::kFor: {
+        if (!ExprFits32(s->min()) || !ExprFits32(s->extent())) return false;
+        std::optional<Range> r = LoopRange(s);
+        if (!r || !Fits32(*r)) return false;
+        ranges_[s->loop_var().get()] = *r;
+        const bool ok = StmtFits32(s->body());
+        ranges_.erase(s->loop_var().get());
+        return ok;
+      }
+      case StmtKind::kLetStmt: {
+        if (!ExprFits32(s->value())) return false;
+        std::optional<Range> r =
+            ir::IsInt(s->value()->dtype()) ? RangeOf(s->value()) : std::nullopt;
+        if (r) ranges_[s->loop_var().get()] = *r;
+        const bool ok = StmtFits32(s->body());
+        ranges_.erase(s->loop_var().get());
+        return ok;
+      }
+      case StmtKind::kSeq:
+        for (const Stmt& c : s->seq()) {
+          if (!StmtFits32(c)) return false;
+        }
+        return true;
+      case StmtKind::kStore:
+        return ExprFits32(s->index()) && ExprFits32(s->value());
+      case StmtKind::kAllocate:
+        return StmtFits32(s->body());
+      case StmtKind::kIfThenElse:
+        return ExprFits32(s->condition()) && StmtFits32(s->body()) && StmtFits32(s->else_body());
+    }
+    return false;
+  }
+
+  // The C type of a value in registers: int64 is `int` in a 32-bit launch.
+  std::string RegType(DType t) const {
+    return t == DType::kInt64 && narrow_ ? "int" : ValueType(t);
+  }
+
+  std::string Literal(int64_t v, DType t) const {
+    return IntLiteral(v, t == DType::kInt64 && narrow_ ? DType::kInt32 : t);
+  }
+
   // ---- Partition of the root into launch regions.
 
   void FlushSerial() {
@@ -292,6 +465,16 @@ class CudaEmitter {
     indent_ = 1;
     scope_vars_.clear();
     nonneg_.clear();
+    ranges_.clear();
+    narrow_ = false;
+    if (region.launch == nullptr) {
+      bool fits = true;
+      for (const Stmt& st : region.serial) fits = fits && StmtFits32(st);
+      narrow_ = fits;
+    } else {
+      narrow_ = StmtFits32(region.launch);
+    }
+    ranges_.clear();
     if (region.launch == nullptr) {
       for (const Stmt& s : region.serial) RETURN_IF_ERROR(EmitStmt(s));
     } else {
@@ -339,8 +522,9 @@ class CudaEmitter {
     }
     const std::string name = NewVar(var);
     const int64_t min = loop->min()->int_value();
-    Line(absl::StrCat("const long long ", name, " = (long long)", index,
-                      min != 0 ? absl::StrCat(" + ", IntLiteral(min, DType::kInt64)) : "", ";"));
+    const std::string type = RegType(DType::kInt64);
+    Line(absl::StrCat("const ", type, " ", name, " = (", type, ")", index,
+                      min != 0 ? absl::StrCat(" + ", Literal(min, DType::kInt64)) : "", ";"));
     if (min >= 0) nonneg_.insert(var.get());
     return extent;
   }
@@ -435,7 +619,7 @@ class CudaEmitter {
                          ? std::optional<std::string>(scope_vars_[var.get()])
                          : std::nullopt;
         const std::string name = NewVar(var);
-        Line(absl::StrCat("const ", ValueType(var->dtype()), " ", name, " = ", value, ";"));
+        Line(absl::StrCat("const ", RegType(var->dtype()), " ", name, " = ", value, ";"));
         const bool nonneg = IsNonNegative(s->value());
         if (nonneg) nonneg_.insert(var.get());
         RETURN_IF_ERROR(EmitStmt(s->body()));
@@ -476,7 +660,7 @@ class CudaEmitter {
                      ? std::optional<std::string>(scope_vars_[var.get()])
                      : std::nullopt;
     const std::string name = NewVar(var);
-    const std::string type = ValueType(var->dtype());
+    const std::string type = RegType(var->dtype());
     if (s->for_kind() == ForKind::kUnrolled) Line("#pragma unroll");
     const bool zero_min = s->min()->kind() == ExprKind::kIntImm && s->min()->int_value() == 0;
     if (zero_min) {
@@ -579,7 +763,7 @@ class CudaEmitter {
     if (e == nullptr) return Error("null expression");
     switch (e->kind()) {
       case ExprKind::kIntImm:
-        return IntLiteral(e->int_value(), e->dtype());
+        return Literal(e->int_value(), e->dtype());
       case ExprKind::kFloatImm:
         if (e->dtype() == DType::kFloat16) {
           uses_half_ = true;
@@ -757,10 +941,10 @@ class CudaEmitter {
       if (to == DType::kInt32) return absl::StrCat("__float2int_rz(", v, ")");
       return absl::StrCat("__float2ll_rz(", v, ")");
     }
-    if (from == DType::kBool) return absl::StrCat("((", ValueType(to), ")", v, ")");
+    if (from == DType::kBool) return absl::StrCat("((", RegType(to), ")", v, ")");
     // From an integer.
     if (to == DType::kBool) return absl::StrCat("(", v, " != 0)");
-    return absl::StrCat("((", ValueType(to), ")", v, ")");
+    return absl::StrCat("((", RegType(to), ")", v, ")");
   }
 
   absl::StatusOr<std::string> EmitCall(const PrimExpr& e) {
@@ -794,6 +978,8 @@ class CudaEmitter {
   std::map<const BufferNode*, std::string> names_;     // lookups only
   std::map<const ExprNode*, std::string> scope_vars_;  // lookups only
   std::set<const ExprNode*> nonneg_;                   // lookups only
+  std::map<const ExprNode*, Range> ranges_;            // lookups only
+  bool narrow_ = false;  // this launch's int64 values all fit in int32
   std::string body_;
   int indent_ = 1;
   int next_var_ = 0;

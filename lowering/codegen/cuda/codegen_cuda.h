@@ -27,6 +27,10 @@
 // contracts a*b+c into fused multiply-adds, so results may differ from the CPU's in the last
 // bits, never by more than the tests' tolerance.
 //
+// Index arithmetic is int64 in the loop IR; a launch whose every int64 value provably fits in
+// int32 (bounded loop variables and arithmetic on them; no int64 loads or float casts) is
+// emitted with 32-bit `int`s, which GPUs compute natively.
+//
 // The source is a function of the PrimFunc only: no paths, no timestamps. It also carries, for
 // tests without a GPU, a host entry point `<name>_emulate(void* const* args, void* const*
 // scratch)` compiled only under RELAY_CUDA_EMULATION (see cuda_emulation.h), which runs every
