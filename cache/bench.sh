@@ -69,6 +69,7 @@ timed() {
   awk -v s="$start" -v e="$end" 'BEGIN { printf "%.0f", e - s }'
 }
 
+load_before="$(cut -d' ' -f1 /proc/loadavg)"
 # --symlink_prefix=/: no bazel-* links in the workspace (they would point at these temporary
 # output bases).
 flags=(--color=no --curses=no --noshow_progress --disk_cache= --symlink_prefix=/)
@@ -96,7 +97,12 @@ summary() {
   grep -E '^INFO: [0-9]+ processes' "$tmp/$1.out" | tail -n 1 | sed 's/^INFO: //'
 }
 
+load_after="$(cut -d' ' -f1 /proc/loadavg)"
+cpu="$(grep -m 1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+
 cat <<EOF
+$(date +%F), $(nproc) CPUs ($cpu); load average (1 min) before/after: $load_before / $load_after.
+
 | build of \`$pattern\` | wall time | Bazel's summary | rules_relay and other actions (executed, from the cache) |
 |---|---|---|---|
 | cold: fresh output base, empty cache | ${cold} s | $(summary cold) | $(counts "$tmp/cold.json") |

@@ -119,37 +119,38 @@ cache_blobs() {
 }
 
 # cache_zoo_workspace DIR MODEL...: a workspace with package m holding the zoo's MODELs (made by
-# modelgen, seeded) and their kernel library (written by update_kernels), importing the
-# repository's .bazelrc; its user.bazelrc points remote-ro at the current cache. Current
-# workspace afterwards, with no disk cache (DISK="").
+# modelgen, seeded) and their kernel library, importing the repository's .bazelrc; its
+# user.bazelrc points remote-ro at the current cache. Current workspace afterwards, with no disk
+# cache (DISK="").
 cache_zoo_workspace() {
   local dir="$1"
   shift
   itest_workspace "$dir"
+  DISK=""
   echo "import $REPO/.bazelrc" >>"$WS/.bazelrc"
   cache_user_bazelrc
   itest_kernel_package m
-  local model shapes
+  local model shapes shape_flag
   for model in "$@"; do
     case "$model" in
-      mlp) shapes='"input": "1,784"' ;;
-      bert_tiny) shapes='"input_ids": "1,128"' ;;
-      *) shapes='"input": "1,3,224,224"' ;;
+      mlp) shapes='"input": "1,784"' shape_flag="input:1,784" ;;
+      bert_tiny) shapes='"input_ids": "1,128"' shape_flag="input_ids:1,128" ;;
+      *) shapes='"input": "1,3,224,224"' shape_flag="input:1,3,224,224" ;;
     esac
     itest_model m "$model" "$shapes"
     gen_model "$WS/m/$model.onnx" --model="$model"
+    # The kernel files, as `bazel run //m:MODEL.update_kernels` writes them, but without a
+    # Bazel server: not under test here, and the machine's first build must start from nothing.
+    mkdir -p "$ITEST_TMP/partition"
+    if ! "$RELAYC" partition "$WS/m/$model.onnx" --input-shape "$shape_flag" \
+      --kernel_dir "$WS/m/kernels" --write_kernels --out_dir "$ITEST_TMP/partition" \
+      --name "$model" >"$ITEST_TMP/partition/$model.out" 2>&1; then
+      fail "relayc partition --write_kernels failed for $model:"
+      sed 's/^/    /' "$ITEST_TMP/partition/$model.out"
+      itest_end
+      exit 1
+    fi
   done
-  # Writing the kernel files is not under test: an output base and a disk cache of its own,
-  # so that the machine's first build starts from nothing.
-  OB="$dir.update.ob"
-  DISK="$dir.update.disk"
-  ITEST_SERVERS+=("$OB|$WS")
-  for model in "$@"; do
-    must_bazel run "//m:$model.update_kernels"
-  done
-  (cd "$WS" && bazel --nohome_rc --output_base="$OB" shutdown) >/dev/null 2>&1 || true
-  OB="$dir.ob"
-  DISK=""
   echo "the models have $(kernel_ids "$WS/m/kernels" | wc -l) kernels"
 }
 
