@@ -23,7 +23,10 @@
 
 #define BENCH_STR2(x) #x
 #define BENCH_STR(x) BENCH_STR2(x)
-#include BENCH_STR(models / BENCH_MODEL.h)
+// clang-format would put spaces around the '/' of the stringified path.
+// clang-format off
+#include BENCH_STR(models/BENCH_MODEL.h)
+// clang-format on
 
 namespace {
 
