@@ -5,7 +5,8 @@
 //
 // For each kernel file: compiles it with the default strategy (timing the compile), JITs it,
 // fills its inputs with deterministic values (floats in [-1, 1), integers in [0, 10)), times
-// --runs calls and prints the fastest (KB_MEDIAN=1: the median), GFLOP/s (flops from the kernel's metadata) and compile
+// --runs calls and prints the fastest (KB_MEDIAN=1: the median; with --threads 1, of the
+// thread's CPU time, which other processes on the machine disturb less; KB_WALL=1: wall time), GFLOP/s (flops from the kernel's metadata) and compile
 // time. With --check the naive strategy's kernel runs on the same inputs and the largest
 // relative difference of the outputs is printed (max |a-b| / max(|b|, 1e-3 max|b|)). With
 // --graph, the kernels are those of a partitioned model (NAME.graph.json, kernel files from the
@@ -23,6 +24,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <time.h>
 
 #include "lowering/codegen/llvm/jit.h"
 #include "lowering/compile/compile.h"
@@ -123,15 +126,24 @@ std::vector<std::unique_ptr<Buffer>> MakeBuffers(const nlohmann::json& meta) {
   return buffers;
 }
 
+// CPU time of the calling thread: with one thread (every parallel loop runs in the caller), a
+// kernel's own time even while other processes share the cores.
+double ThreadCpuMs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 double TimeKernel(KernelFunction fn, const std::vector<void*>& args, int runs) {
+  const bool cpu_time = RelayGetNumThreads() == 1 && getenv("KB_WALL") == nullptr;
   std::vector<double> ms;
   for (int r = 0; r < runs + 2; ++r) {
-    const double start = NowMs();
+    const double start = cpu_time ? ThreadCpuMs() : NowMs();
     if (fn(args.data()) != 0) {
       std::fprintf(stderr, "kernel failed: %s\n", RelayGetLastError());
       return -1;
     }
-    if (r >= 2) ms.push_back(NowMs() - start);
+    if (r >= 2) ms.push_back((cpu_time ? ThreadCpuMs() : NowMs()) - start);
   }
   std::sort(ms.begin(), ms.end());
   // The minimum: on a shared machine, the run least disturbed by others.

@@ -427,6 +427,18 @@ class Lowerer {
       }
     }
 
+    int vectorized_reductions = 0;
+    for (const auto& l : leaves) {
+      if (st.info(l).reduce && st.info(l).annotation == LoopAnnotation::kVectorize) {
+        ++vectorized_reductions;
+      }
+    }
+    if (vectorized_reductions > 1) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(name_, ": stage ", op->name(), " vectorizes ", vectorized_reductions,
+                       " reduction loops (at most one: its lanes are the partial results)"));
+    }
+
     // A shift-inwards split recomputes points: in a reduction, only whole (init + every
     // reduction step) computations may repeat, so its outer loop must enclose the reductions.
     if (s->is_reduce) {
@@ -525,16 +537,49 @@ class Lowerer {
     auto leaf = [&](int q) { return static_cast<size_t>(leaves[static_cast<size_t>(q)].id); };
     auto kind = [&](int q) { return KindOf(st.info(leaves[static_cast<size_t>(q)]).annotation); };
 
-    // The init store in copies of the spatial loops inside the first reduction loop.
-    auto init_nest = [&]() {
-      VarMap copy;
-      std::vector<int> spatial;
-      for (int q = first_reduce + 1; q < n; ++q) {
-        if (st.info(leaves[static_cast<size_t>(q)]).reduce) continue;
-        spatial.push_back(q);
-        copy[s->var[leaf(q)].get()] = tir::MakeVar(s->var[leaf(q)]->name());
+    // A vectorized reduction loop: each of its iterations (lanes) accumulates into its own
+    // slot of `rf`, one slot per lane for each element the loops inside the first reduction
+    // loop cover; the slots are combined into the stage's buffer after the reduction loops.
+    int lane_q = -1;
+    for (int q = first_reduce; q < n && s->is_reduce; ++q) {
+      const auto& info = st.info(leaves[static_cast<size_t>(q)]);
+      if (info.reduce && info.annotation == LoopAnnotation::kVectorize) lane_q = q;
+    }
+    std::vector<int> inner_spatial;
+    for (int q = first_reduce + 1; q < n; ++q) {
+      if (!st.info(leaves[static_cast<size_t>(q)]).reduce) inner_spatial.push_back(q);
+    }
+    Buffer rf;
+    int64_t lanes = 1;
+    auto rf_index = [&](const VarMap& copy, const PrimExpr& lane) {
+      std::vector<PrimExpr> vars;
+      std::vector<int64_t> extents;
+      for (int q : inner_spatial) {
+        vars.push_back(tir::Substitute(s->var[leaf(q)], copy));
+        extents.push_back(s->extent[leaf(q)]);
       }
-      Stmt body = tir::Substitute(init, copy);
+      vars.push_back(lane);
+      extents.push_back(lanes);
+      return Flat(vars, extents);
+    };
+    if (lane_q >= 0) {
+      lanes = s->extent[leaf(lane_q)];
+      int64_t slots = lanes;
+      for (int q : inner_spatial) slots *= s->extent[leaf(q)];
+      rf = BufferNode::Make(Fresh(&buffer_names_, s->op->name() + "_rf"), s->op->dtype(), {slots},
+                            BufferNode::Scope::kLocal);
+      const tir::Combiner c = s->expanded->combiner();
+      PrimExpr at = rf_index({}, s->var[leaf(lane_q)]);
+      update = tir::MakeStore(rf, at, tir::Combine(c, tir::MakeLoad(rf, at), source));
+    }
+
+    // The init store (or, with lanes, `body` made from the copied variables) in copies of the
+    // spatial loops inside the first reduction loop.
+    auto init_nest = [&](const std::function<Stmt(const VarMap&)>& make_body) {
+      VarMap copy;
+      const std::vector<int>& spatial = inner_spatial;
+      for (int q : spatial) copy[s->var[leaf(q)].get()] = tir::MakeVar(s->var[leaf(q)]->name());
+      Stmt body = make_body ? make_body(copy) : tir::Substitute(init, copy);
       for (auto it = spatial.rbegin(); it != spatial.rend(); ++it) {
         std::vector<PrimExpr> guards;
         for (const PrimExpr& g : s->guards[static_cast<size_t>(*it)]) {
@@ -550,7 +595,27 @@ class Lowerer {
     std::function<Stmt(int)> from = [&](int q) -> Stmt {
       if (s->is_reduce && q == first_reduce) {
         Stmt rest = q == n ? update : Loop(s, q, kind(q), from);
-        return tir::MakeSeq({init_nest(), rest});
+        if (rf == nullptr) return tir::MakeSeq({init_nest(nullptr), rest});
+        const tir::Combiner c = s->expanded->combiner();
+        // rf[.., l] = identity for every lane; the reduction; then the buffer = identity
+        // combined with every lane's partial result.
+        Stmt rf_init = init_nest([&](const VarMap& copy) {
+          PrimExpr l = tir::MakeVar("lane");
+          return tir::MakeFor(
+              l, IntImm(0), IntImm(lanes), ForKind::kVectorized,
+              tir::MakeStore(rf, rf_index(copy, l), tir::CombinerIdentity(c, s->op->dtype())));
+        });
+        Stmt combine = init_nest([&](const VarMap& copy) {
+          PrimExpr l = tir::MakeVar("lane");
+          PrimExpr at = tir::Substitute(index, copy);
+          return tir::MakeSeq(
+              {tir::Substitute(init, copy),
+               tir::MakeFor(l, IntImm(0), IntImm(lanes), ForKind::kSerial,
+                            tir::MakeStore(s->buffer, at,
+                                           tir::Combine(c, tir::MakeLoad(s->buffer, at),
+                                                        tir::MakeLoad(rf, rf_index(copy, l)))))});
+        });
+        return tir::MakeAllocate(rf, tir::MakeSeq({rf_init, rest, combine}));
       }
       if (q == n) return update;
       return Loop(s, q, kind(q), from);

@@ -151,10 +151,6 @@ absl::Status Stage::Parallel(Loop loop) {
 
 absl::Status Stage::Vectorize(Loop loop) {
   if (!IsLeaf(loop)) return Misuse(*this, "vectorize on a loop that is not one of its leaf loops");
-  if (info(loop).reduce) {
-    return Misuse(*this, absl::StrCat("vectorize on reduction loop ", info(loop).name,
-                                      " (its iterations accumulate into one element)"));
-  }
   loops_[static_cast<size_t>(loop.id)].annotation = LoopAnnotation::kVectorize;
   return absl::OkStatus();
 }

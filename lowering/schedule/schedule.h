@@ -64,6 +64,11 @@ class Stage {
   // Puts the given leaf loops in this relative order (others keep their places).
   absl::Status Reorder(const std::vector<Loop>& order);
   absl::Status Parallel(Loop loop);
+  // A spatial loop: its iterations run as vector lanes. A reduction loop (at most one per
+  // stage): each lane accumulates its own partial result, in a local buffer of one slot per lane
+  // for each element the loops inside the first reduction loop cover, and the partial results
+  // are combined into the element after the reduction loops. That reassociates the reduction
+  // (a float sum may round differently); TVM's rfactor, done by the lowering.
   absl::Status Vectorize(Loop loop);
   absl::Status Unroll(Loop loop);
   // Binds a spatial loop to blockIdx.x (`axis` kBlockIdx: one block per iteration) or

@@ -516,6 +516,66 @@ TEST(LowerTest, SplitReductionWithATail) {
   EXPECT_EQ(CompareWithDefinition(*Lower(s, k), k, 1), "");
 }
 
+TEST(LowerTest, VectorizedReductionAccumulatesPerLane) {
+  // A dot product of 16 in lanes of 4: rf holds one partial sum per lane, combined at the end.
+  Kernel k = MatmulKernel(1, 16, 1);
+  Schedule s(k.outputs);
+  Stage* st = s[k.outputs[0]];
+  auto parts = st->Split(st->reduce_axis(0), 4);
+  ASSERT_TRUE(parts.ok());
+  ASSERT_TRUE(st->Vectorize(parts->second).ok());
+  EXPECT_EQ(Text(s, k),
+            "func f(in p0: float32[1, 16], in p1: float32[16, 1], out out0: float32[1, 1]) {\n"
+            "  allocate matmul_rf[float32 * 4] {\n"
+            "    for (lane, 0, 4) vectorized {\n"
+            "      matmul_rf[lane] = 0f;\n"
+            "    }\n"
+            "    for (k.outer, 0, 4) {\n"
+            "      for (k.inner, 0, 4) vectorized {\n"
+            "        matmul_rf[k.inner] = (matmul_rf[k.inner] + (p0[((k.outer*4) + k.inner)]*"
+            "p1[((k.outer*4) + k.inner)]));\n"
+            "      }\n"
+            "    }\n"
+            "    out0[0] = 0f;\n"
+            "    for (lane_1, 0, 4) {\n"
+            "      out0[0] = (out0[0] + matmul_rf[lane_1]);\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+  EXPECT_EQ(CompareWithDefinition(*Lower(s, k), k, 1), "");
+}
+
+TEST(LowerTest, VectorizedReductionInsideATile) {
+  // A 2x3 tile of a matmul with k in lanes of 2 inside the tile's loops (and a tail: 5 = 2+2+1):
+  // one slot per lane for each of the tile's 6 elements.
+  Kernel k = MatmulKernel(4, 5, 6);
+  Schedule s(k.outputs);
+  Stage* st = s[k.outputs[0]];
+  auto i = st->Split(st->axis(0), 2);
+  auto j = st->Split(st->axis(1), 3);
+  auto r = st->Split(st->reduce_axis(0), 2);
+  ASSERT_TRUE(i.ok() && j.ok() && r.ok());
+  ASSERT_TRUE(st->Reorder({i->first, j->first, r->first, i->second, j->second, r->second}).ok());
+  ASSERT_TRUE(st->Vectorize(r->second).ok());
+  ASSERT_TRUE(st->Unroll(i->second).ok());
+  const std::string text = Text(s, k);
+  EXPECT_THAT(text, HasSubstr("allocate matmul_rf[float32 * 12]"));
+  EXPECT_EQ(CompareWithDefinition(*Lower(s, k), k, 2), "") << text;
+}
+
+TEST(LowerErrorTest, TwoVectorizedReductionLoops) {
+  Kernel k = MatmulKernel(2, 6, 2);
+  Schedule s(k.outputs);
+  Stage* st = s[k.outputs[0]];
+  auto r = st->Split(st->reduce_axis(0), 2);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(st->Vectorize(r->first).ok());
+  ASSERT_TRUE(st->Vectorize(r->second).ok());
+  auto f = LowerSchedule(s, k.Args(), "f");
+  EXPECT_EQ(f.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(f.status().message()), HasSubstr("vectorizes 2 reduction loops"));
+}
+
 TEST(LowerTest, ComputeAtAVectorStrip) {
   // The matmul is computed per strip of 4 columns of the relu, into a 4-element accumulator.
   Kernel k = MatmulBiasRelu(2, 3, 8);
@@ -669,7 +729,6 @@ TEST(PrimitiveErrorTest, Misuse) {
   code_and(m->Fuse(m->axis(1), m->reduce_axis(0)).status(), "fuse of spatial and reduction");
   code_and(o->Reorder({parts->first, parts->first}), "names a loop twice");
   code_and(m->Parallel(m->reduce_axis(0)), "parallel on reduction loop k");
-  code_and(m->Vectorize(m->reduce_axis(0)), "vectorize on reduction loop k");
   code_and(m->ComputeInline(), "compute_inline of a reduction");
   code_and(o->ComputeInline(), "compute_inline of a kernel output");
   code_and(s[k.inputs[0]]->ComputeInline(), "compute_inline of a placeholder");
@@ -756,52 +815,56 @@ TEST(StrategyTest, UnknownStrategy) {
   EXPECT_EQ(s.status().message(), "unknown schedule strategy 'fast' (known: default, naive)");
 }
 
+// A 2x8 matmul is one register tile: 2 rows x 8 columns (two vectors under SSE), k outside.
 TEST(StrategyTest, DefaultMatmul) {
   Kernel k = MatmulKernel(2, 3, 8);
   auto s = MakeSchedule({k.inputs, k.outputs}, "default", *ParseTarget("x86-64"));
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(Text(**s, k),
             "func f(in p0: float32[2, 3], in p1: float32[3, 8], out out0: float32[2, 8]) {\n"
-            "  for (i0, 0, 2) parallel {\n"
-            "    for (i1.outer, 0, 2) {\n"
-            "      for (i1.inner, 0, 4) vectorized {\n"
-            "        out0[(((i0*8) + (i1.outer*4)) + i1.inner)] = 0f;\n"
-            "      }\n"
-            "      for (k, 0, 3) {\n"
-            "        for (i1.inner_1, 0, 4) vectorized {\n"
-            "          out0[(((i0*8) + (i1.outer*4)) + i1.inner_1)] = (out0[(((i0*8) + "
-            "(i1.outer*4)) + i1.inner_1)] + (p0[((i0*3) + k)]*p1[(((k*8) + (i1.outer*4)) + "
-            "i1.inner_1)]));\n"
-            "        }\n"
+            "  for (i0.inner, 0, 2) unrolled {\n"
+            "    for (i1.inner, 0, 8) vectorized {\n"
+            "      out0[((i0.inner*8) + i1.inner)] = 0f;\n"
+            "    }\n"
+            "  }\n"
+            "  for (k, 0, 3) {\n"
+            "    for (i0.inner_1, 0, 2) unrolled {\n"
+            "      for (i1.inner_1, 0, 8) vectorized {\n"
+            "        out0[((i0.inner_1*8) + i1.inner_1)] = (out0[((i0.inner_1*8) + i1.inner_1)] + "
+            "(p0[((i0.inner_1*3) + k)]*p1[((k*8) + i1.inner_1)]));\n"
             "      }\n"
             "    }\n"
             "  }\n"
             "}\n");
 }
 
-TEST(StrategyTest, DefaultMatmulBiasReluComputesTheAnchorAtTheVectorStrip) {
+// With an epilogue, the matmul accumulates the tile in a local buffer inside the epilogue's
+// tile loop (here the whole output), which then applies bias and relu.
+TEST(StrategyTest, DefaultMatmulBiasReluComputesTheAnchorAtTheTile) {
   Kernel k = MatmulBiasRelu(2, 3, 8);
   auto s = MakeSchedule({k.inputs, k.outputs}, "default", *ParseTarget("x86-64"));
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(Text(**s, k),
             "func f(in p0: float32[2, 3], in p1: float32[3, 8], in p2: float32[8], out out0: "
             "float32[2, 8]) {\n"
-            "  for (i0, 0, 2) parallel {\n"
-            "    for (i1.outer, 0, 2) {\n"
-            "      allocate matmul[float32 * 4] {\n"
-            "        for (i1, 0, 4) vectorized {\n"
-            "          matmul[i1] = 0f;\n"
+            "  allocate matmul[float32 * 16] {\n"
+            "    for (i0, 0, 2) unrolled {\n"
+            "      for (i1, 0, 8) vectorized {\n"
+            "        matmul[((i0*8) + i1)] = 0f;\n"
+            "      }\n"
+            "    }\n"
+            "    for (k, 0, 3) {\n"
+            "      for (i0_1, 0, 2) unrolled {\n"
+            "        for (i1_1, 0, 8) vectorized {\n"
+            "          matmul[((i0_1*8) + i1_1)] = (matmul[((i0_1*8) + i1_1)] + (p0[((i0_1*3) + "
+            "k)]*p1[((k*8) + i1_1)]));\n"
             "        }\n"
-            "        for (k, 0, 3) {\n"
-            "          for (i1_1, 0, 4) vectorized {\n"
-            "            matmul[i1_1] = (matmul[i1_1] + (p0[((i0*3) + k)]*p1[(((k*8) + "
-            "(i1.outer*4)) + i1_1)]));\n"
-            "          }\n"
-            "        }\n"
-            "        for (i1.inner, 0, 4) vectorized {\n"
-            "          out0[(((i0*8) + (i1.outer*4)) + i1.inner)] = max((matmul[i1.inner] + "
-            "p2[((i1.outer*4) + i1.inner)]), 0f);\n"
-            "        }\n"
+            "      }\n"
+            "    }\n"
+            "    for (i0.inner, 0, 2) unrolled {\n"
+            "      for (i1.inner, 0, 8) vectorized {\n"
+            "        out0[((i0.inner*8) + i1.inner)] = max((matmul[((i0.inner*8) + i1.inner)] + "
+            "p2[i1.inner]), 0f);\n"
             "      }\n"
             "    }\n"
             "  }\n"
@@ -867,13 +930,16 @@ void RandomSchedule(Schedule* s, Rng* rng) {
       }
       ASSERT_TRUE(st->Reorder(order).ok());
     }
+    bool vectorized_reduction = false;
     for (const Loop& l : st->leaf_loops()) {
       const int r = rng->Below(8);
       if (!st->info(l).reduce && r == 0) {
         ASSERT_TRUE(st->Parallel(l).ok());
       }
-      if (!st->info(l).reduce && r == 1) {
+      // At most one vectorized reduction loop per stage (its lanes are partial results).
+      if (r == 1 && (!st->info(l).reduce || !vectorized_reduction)) {
         ASSERT_TRUE(st->Vectorize(l).ok());
+        vectorized_reduction = vectorized_reduction || st->info(l).reduce;
       }
       if (r == 2) {
         ASSERT_TRUE(st->Unroll(l).ok());

@@ -72,7 +72,8 @@ absl::Status FuseOuterAndParallelize(Stage* s, int fusable, Loop vec) {
 }
 
 // Splits an axis by the vector width and vectorizes the inner loop (or the whole axis when it
-// is no longer than a vector); returns the vector loop, or an invalid loop for a unit axis.
+// is no longer than a vector); returns the vector loop, or an invalid loop for a unit axis. The
+// outer loop must end up outside any reduction loop of `s` (shift-inwards split).
 absl::StatusOr<Loop> SplitForVectors(Stage* s, Loop axis, int64_t lanes) {
   if (lanes <= 1 || s->extent(axis) <= 1) return Loop{};
   if (s->extent(axis) <= lanes) {
@@ -80,7 +81,9 @@ absl::StatusOr<Loop> SplitForVectors(Stage* s, Loop axis, int64_t lanes) {
     RETURN_IF_ERROR(s->Vectorize(axis));
     return axis;
   }
-  ASSIGN_OR_RETURN(auto parts, s->Split(axis, lanes));
+  // The last strip shifted back: whole vectors only, no tail guard (and no floormod of a
+  // scaled index, which the simplifier could not fold back into a contiguous one).
+  ASSIGN_OR_RETURN(auto parts, s->Split(axis, lanes, TailStrategy::kShiftInwards));
   RETURN_IF_ERROR(s->Vectorize(parts.second));
   return parts.second;
 }
@@ -206,7 +209,8 @@ class DefaultStrategy {
       Stage* o = schedule_[out];
       if (!IsCompute(*o) || !done.insert(o).second) continue;
       if (IsReduce(*o)) {
-        RETURN_IF_ERROR(ScheduleAnchor(o, target_));
+        ASSIGN_OR_RETURN(bool tiled, ScheduleMatmul(nullptr, o));
+        if (!tiled) RETURN_IF_ERROR(ScheduleAnchor(o, target_));
         continue;
       }
       RETURN_IF_ERROR(ScheduleOutput(o, &done));
@@ -214,7 +218,7 @@ class DefaultStrategy {
     // Reductions and materialized injective stages left at the root.
     for (const auto& s : schedule_.stages()) {
       if (!IsCompute(*s) || s->inlined() || schedule_.IsOutput(s->op()) ||
-          s->attach_stage() != nullptr) {
+          s->attach_stage() != nullptr || done.count(s.get()) != 0) {
         continue;
       }
       if (IsReduce(*s)) {
@@ -278,9 +282,19 @@ class DefaultStrategy {
     ConvShape conv;
     if (attach.size() == 1 && IsConv2D(*attach[0], &conv) && conv.groups == 1 &&
         o->num_axes() == 4 && o->op()->shape() == attach[0]->op()->shape()) {
-      RETURN_IF_ERROR(ScheduleConvOutput(o, attach[0], conv));
       done->insert(attach[0]);
-      return absl::OkStatus();
+      if (IsPointwiseConv(*attach[0], conv) && o->extent(o->axis(3)) % Lanes(*o, target_) != 0) {
+        RETURN_IF_ERROR(SchedulePointwiseConv(attach[0]));
+        return ScheduleInjective(o, target_);
+      }
+      return ScheduleConvOutput(o, attach[0], conv);
+    }
+    if (attach.size() == 1 && o->op()->shape() == attach[0]->op()->shape()) {
+      ASSIGN_OR_RETURN(bool tiled, ScheduleMatmul(o, attach[0]));
+      if (tiled) {
+        done->insert(attach[0]);
+        return absl::OkStatus();
+      }
     }
     const int num_axes = o->num_axes();
     ASSIGN_OR_RETURN(Loop vec, SplitForVectors(o, o->axis(num_axes - 1), Lanes(*o, target_)));
@@ -349,6 +363,162 @@ class DefaultStrategy {
     RETURN_IF_ERROR(conv->Unroll(conv->axis(2)));
     RETURN_IF_ERROR(conv->Unroll(conv->axis(1)));
     return conv->Vectorize(conv->axis(3));
+  }
+
+  // A 1x1 convolution with stride 1 and no padding reads its input at the output's own (h, w):
+  // a matrix product over the fused h*w axis, which is contiguous in NCHW.
+  static bool IsPointwiseConv(const Stage& conv, const ConvShape& shape) {
+    const te::Tensor& data = conv.op()->inputs()[0];
+    return shape.kh == 1 && shape.kw == 1 &&
+           data->kind() == te::OperationNode::Kind::kPlaceholder &&
+           data->shape()[2] == conv.op()->shape()[2] && data->shape()[3] == conv.op()->shape()[3];
+  }
+
+  // Note on the pointwise conv. When rows are not a whole number of vectors (7x7, 14x14 maps),
+  // a 1x1 conv is computed at the root over the fused h*w axis, in strips of two vectors (the
+  // last one shifted back), into a full local buffer; the epilogue is then its own vectorized
+  // pass over that buffer:
+  //
+  //   for n.c.oo fused parallel, hw.o, rc.o, c.o, rc.i:
+  //     for c unrolled, hw.i vectorized:  conv[c, hw] += data[rc, hw] * W[c, rc]
+  //   for ... vectorized:  out = epilogue(conv)
+  absl::Status SchedulePointwiseConv(Stage* conv) {
+    const int64_t lanes = Lanes(*conv, target_);
+    const int64_t cb = DivisorAtMost(conv->extent(conv->axis(1)), 4);
+    ASSIGN_OR_RETURN(Loop hw, conv->Fuse(conv->axis(2), conv->axis(3)));
+    ASSIGN_OR_RETURN(auto strip, conv->Split(hw, 2 * lanes, TailStrategy::kShiftInwards));
+    ASSIGN_OR_RETURN(auto c, conv->Split(conv->axis(1), cb));
+    // Blocks of 32 channel tiles (the parallel loop) and of 128 input channels (rc.o): a
+    // strip's 128 input rows stay in L1 while every channel tile of the block reads them.
+    ASSIGN_OR_RETURN(auto cc, conv->Split(c.first, 32));
+    ASSIGN_OR_RETURN(auto k, conv->Split(conv->reduce_axis(0), 128));
+    RETURN_IF_ERROR(
+        conv->Reorder({conv->axis(0), cc.first, strip.first, k.first, cc.second, k.second,
+                       conv->reduce_axis(1), conv->reduce_axis(2), c.second, strip.second}));
+    ASSIGN_OR_RETURN(Loop nc, conv->Fuse(conv->axis(0), cc.first));
+    RETURN_IF_ERROR(conv->Parallel(nc));
+    RETURN_IF_ERROR(conv->Unroll(c.second));
+    return conv->Vectorize(strip.second);
+  }
+
+  // How every read of a one-reduction anchor varies along an index variable: not at all, as
+  // its last (contiguous) index, or otherwise (a stride).
+  enum class Access { kInvariant, kContiguous, kStrided };
+  Access AccessAlong(const Stage& r, const PrimExpr& var) {
+    Access worst = Access::kInvariant;
+    tir::VisitExpr(expander_.Expanded(r.op().get()), [&](const PrimExpr& x) {
+      if (x->kind() != ExprKind::kProducerRead) return true;
+      const auto& idx = x->operands();
+      for (size_t d = 0; d < idx.size(); ++d) {
+        if (!tir::UsesVar(idx[d], [&](const PrimExpr& v) { return v == var; })) continue;
+        worst = std::max(
+            worst, d + 1 == idx.size() && idx[d] == var ? Access::kContiguous : Access::kStrided);
+      }
+      return true;
+    });
+    return worst;
+  }
+
+  // Note on the matmul tile (dense, matmul, batch_matmul: one reduction axis k, output axes
+  // (..., m, n)). Two register tiles, chosen by which axis the operands are contiguous along:
+  //
+  //   n: every operand reads n last or not at all (batch_matmul, matmul with B[k, n]): a tile
+  //      of mr rows x nv vectors of n; per k, mr broadcasts and nv vector loads feed mr x nv
+  //      multiply-adds:
+  //        for ..., m.o, n.o parallel:  for k:  for m unrolled, n vectorized:  acc += a*b
+  //   k: every operand reads k last (dense: x[m, k] * w[n, k]): a tile of mr x nr outputs,
+  //      k in vector lanes (a vectorized reduction: each lane a partial sum, added up after
+  //      the k loop); per vector of k, mr + nr vector loads feed mr x nr multiply-adds:
+  //        for ..., m.o, n.o parallel:  for k.o:  for m, n unrolled, k.i vectorized:  acc += a*b
+  //
+  // The anchor is computed at the epilogue's (n.o) loop when there is one, into a local tile.
+  // Returns false (nothing scheduled) for anchors that are not of this kind.
+  absl::StatusOr<bool> ScheduleMatmul(Stage* o, Stage* r) {
+    if (!IsReduce(*r) || r->num_reduce_axes() != 1 || r->num_axes() < 1) return false;
+    const std::string& tag = r->op()->tag();
+    if (tag != "nn.dense" && tag != "nn.matmul" && tag != "nn.batch_matmul") return false;
+    if (r->op()->body()->combiner() != tir::Combiner::kSum) return false;
+    const int na = r->num_axes();
+    const int64_t lanes = Lanes(*r, target_);
+    const PrimExpr& n_var = r->op()->axes()[static_cast<size_t>(na - 1)].var;
+    const PrimExpr& k_var = r->op()->body()->axes()[0].var;
+    const Access along_n = AccessAlong(*r, n_var);
+    const Access along_k = AccessAlong(*r, k_var);
+    const bool n_mode = along_n != Access::kStrided;
+    const bool k_mode =
+        !n_mode && along_k == Access::kContiguous && r->extent(r->reduce_axis(0)) >= lanes;
+    if (!n_mode && !k_mode) return false;
+    Stage* t = o != nullptr ? o : r;  // the stage whose loops make the tile
+    const int64_t m_extent = na >= 2 ? t->extent(t->axis(na - 2)) : 1;
+    const int64_t n_extent = t->extent(t->axis(na - 1));
+    const int64_t mr = std::min<int64_t>(m_extent, 4);
+    const int64_t nr = n_mode ? std::min(n_extent, 2 * lanes) : std::min<int64_t>(n_extent, 2);
+    Loop m_in, n_in, n_out;
+    std::vector<Loop> outer, inner;
+    for (int d = 0; d + 2 < na; ++d) outer.push_back(t->axis(d));
+    if (na >= 2) {
+      ASSIGN_OR_RETURN(auto m, t->Split(t->axis(na - 2), mr, TailStrategy::kShiftInwards));
+      outer.push_back(m.first);
+      m_in = m.second;
+      inner.push_back(m_in);
+    }
+    ASSIGN_OR_RETURN(auto nn, t->Split(t->axis(na - 1), nr, TailStrategy::kShiftInwards));
+    outer.push_back(nn.first);
+    n_out = nn.first;
+    n_in = nn.second;
+    inner.push_back(n_in);
+    std::vector<Loop> order = outer;
+    if (o == nullptr) {
+      // The anchor is the output: its own k loop(s) go between the tile and its elements.
+      if (n_mode) {
+        order.push_back(r->reduce_axis(0));
+      } else {
+        ASSIGN_OR_RETURN(auto k, r->Split(r->reduce_axis(0), lanes));
+        order.push_back(k.first);
+        inner.push_back(k.second);
+      }
+    }
+    order.insert(order.end(), inner.begin(), inner.end());
+    RETURN_IF_ERROR(t->Reorder(order));
+    // Parallel over the fused outer loops.
+    Loop par = outer[0];
+    for (size_t i = 1; i < outer.size(); ++i) {
+      ASSIGN_OR_RETURN(par, t->Fuse(par, outer[i]));
+    }
+    if (outer.size() > 1 || t->extent(par) > 1) RETURN_IF_ERROR(t->Parallel(par));
+    if (na >= 2) RETURN_IF_ERROR(t->Unroll(m_in));
+    if (n_mode || o != nullptr) {
+      RETURN_IF_ERROR(t->Vectorize(n_in));
+    } else {
+      RETURN_IF_ERROR(t->Unroll(n_in));
+    }
+    if (o == nullptr) {
+      if (k_mode) RETURN_IF_ERROR(t->Vectorize(t->leaf_loops().back()));
+      return true;
+    }
+    // The anchor at the epilogue's tile loop (outer axes fused: the last outer loop is `par`).
+    RETURN_IF_ERROR(r->ComputeAt(o, par));
+    std::vector<Loop> rorder;
+    for (int d = 0; d + 2 < na; ++d) rorder.push_back(r->axis(d));
+    if (n_mode) {
+      rorder.push_back(r->reduce_axis(0));
+      if (na >= 2) rorder.push_back(r->axis(na - 2));
+      rorder.push_back(r->axis(na - 1));
+      RETURN_IF_ERROR(r->Reorder(rorder));
+      if (na >= 2) RETURN_IF_ERROR(r->Unroll(r->axis(na - 2)));
+      RETURN_IF_ERROR(r->Vectorize(r->axis(na - 1)));
+      return true;
+    }
+    ASSIGN_OR_RETURN(auto k, r->Split(r->reduce_axis(0), lanes));
+    rorder.push_back(k.first);
+    if (na >= 2) rorder.push_back(r->axis(na - 2));
+    rorder.push_back(r->axis(na - 1));
+    rorder.push_back(k.second);
+    RETURN_IF_ERROR(r->Reorder(rorder));
+    if (na >= 2) RETURN_IF_ERROR(r->Unroll(r->axis(na - 2)));
+    RETURN_IF_ERROR(r->Unroll(r->axis(na - 1)));
+    RETURN_IF_ERROR(r->Vectorize(k.second));
+    return true;
   }
 
   // The axes of `o` that its reads of `r` index with.

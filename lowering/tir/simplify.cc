@@ -469,7 +469,9 @@ PrimExpr Simplifier::DivMod(ExprKind kind, const PrimExpr& a, int64_t n) {
     if (t.coef % n == 0) {
       q.terms.push_back({t.atom, t.coef / n});
     } else {
-      r.terms.push_back({t.atom, kind == ExprKind::kFloorMod ? FloorModInt(t.coef, n) : t.coef});
+      // Coefficients stay as they are (not reduced mod n): floormod(o*8 + i, 7) must keep
+      // matching floordiv(o*8 + i, 7) for MergeDivMod to fold a fused loop's index back.
+      r.terms.push_back({t.atom, t.coef});
     }
   }
   q.constant = FloorDivInt(l.constant, n);

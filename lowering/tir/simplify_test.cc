@@ -87,6 +87,12 @@ TEST_F(SimplifyTest, DivModWithoutRangesDoesNotSimplify) {
 }
 
 TEST_F(SimplifyTest, FusedIndexCollapses) {
+  // A loop fused from (7, 7) and split by 8 (a 7x7 map in vectors of 8): the floormod keeps the
+  // coefficient 8 (not reduced to 1) so that the pair still folds back into the index.
+  Range(i_, 7);
+  Range(j_, 8);
+  EXPECT_EQ(S(FloorDiv(i_ * I(8) + j_, I(7)) * I(7) + FloorMod(i_ * I(8) + j_, I(7))),
+            "((i*8) + j)");
   // A loop fused from (4, 3) and split by 4: the row-major index of the original axes.
   EXPECT_EQ(S(FloorDiv(f_, I(3)) * I(3) + FloorMod(f_, I(3))), "f");
   EXPECT_EQ(S(FloorMod(f_, I(3)) + FloorDiv(f_, I(3)) * I(3)), "f");

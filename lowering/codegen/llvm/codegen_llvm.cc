@@ -1083,7 +1083,8 @@ class CodeGen {
 
   // Note on explicit vector code. A vectorized loop with constant bounds whose body is a
   // sequence of float32 stores to contiguous indices (var + offset), of values built from
-  // float32 loads (contiguous, strided, or free of the loop variable), float arithmetic,
+  // float32 loads (contiguous, free of the loop variable, or else one scalar load per lane),
+  // float arithmetic,
   // comparisons, selects of values safe to read in every lane, and the math intrinsics, is
   // emitted as vector code here: chunks of the target's float32 lanes, then halves of that,
   // down to a scalar remainder; each lane is one iteration, and each store is done for every
@@ -1163,11 +1164,9 @@ class CodeGen {
       return true;
     };
     switch (e->kind()) {
-      case ExprKind::kLoad: {
-        if (e->buffer()->dtype() != DType::kFloat32) return false;
-        std::optional<Linear> l = LinearIn(ops[0], var);
-        return l && l->coef != 0;
-      }
+      case ExprKind::kLoad:
+        // Contiguous, strided, or (any other index) one scalar load per lane.
+        return e->buffer()->dtype() == DType::kFloat32;
       case ExprKind::kAdd:
       case ExprKind::kSub:
       case ExprKind::kMul:
@@ -1253,13 +1252,26 @@ class CodeGen {
                                               llvm::Value* start, int width) {
     ASSIGN_OR_RETURN(llvm::Value * base, BufferPointer(e->buffer()));
     std::optional<Linear> l = LinearIn(e->operands()[0], var);
-    if (!l) return Error(absl::StrCat("no vector form for ", tir::ExprToString(e)));
+    llvm::Type* f32 = b_.getFloatTy();
+    auto* vt = llvm::FixedVectorType::get(f32, static_cast<unsigned>(width));
+    if (!l) {
+      // An index that is not affine in the loop variable (a bias indexed by floordiv of a fused
+      // index): evaluated lane by lane.
+      llvm::Value* v = llvm::UndefValue::get(vt);
+      for (int j = 0; j < width; ++j) {
+        ScopedBinding lane(this, var, b_.CreateAdd(start, b_.getInt64(j)), std::nullopt);
+        ASSIGN_OR_RETURN(llvm::Value * index, EmitExpr(e->operands()[0]));
+        llvm::LoadInst* load =
+            b_.CreateAlignedLoad(f32, b_.CreateInBoundsGEP(f32, base, index), llvm::Align(4));
+        AnnotateAccess(load, e->buffer().get());
+        v = b_.CreateInsertElement(v, load, static_cast<uint64_t>(j));
+      }
+      return v;
+    }
     llvm::Value* rest = b_.getInt64(0);
     if (l->rest != nullptr) {
       ASSIGN_OR_RETURN(rest, EmitExpr(l->rest));
     }
-    llvm::Type* f32 = b_.getFloatTy();
-    auto* vt = llvm::FixedVectorType::get(f32, static_cast<unsigned>(width));
     if (l->coef == 1) {
       llvm::Value* addr = b_.CreateInBoundsGEP(f32, base, b_.CreateAdd(rest, start));
       llvm::LoadInst* load =

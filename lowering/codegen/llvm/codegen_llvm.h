@@ -15,8 +15,8 @@
 //   - Allocate: an alloca in the function's entry block up to 64 KiB, RelayAlignedAlloc /
 //     RelayAlignedFree above (a failed allocation frees what is live and returns -1);
 //   - loops: kSerial plain; kUnrolled with llvm.loop.unroll.full; kVectorized with constant
-//     bounds and a body of float32 stores to contiguous indices (values of contiguous, strided
-//     or loop-invariant float32 loads, float arithmetic, comparisons, selects of in-bounds
+//     bounds and a body of float32 stores to contiguous indices (values of float32 loads:
+//     contiguous, loop-invariant, or one scalar load per lane; float arithmetic, comparisons, selects of in-bounds
 //     values, math intrinsics) as explicit vector code: chunks of the target's float32 lanes,
 //     then halves, then scalars, each lane one iteration (register tiles of a schedule stay
 //     whole vectors); any other kVectorized loop with llvm.loop.vectorize.enable,
