@@ -157,6 +157,9 @@ itest_build_tools() {
 itest_begin() {
   ITEST_TMP="$(mktemp -d "${TMPDIR:-/tmp}/relay_itest.$ITEST_NAME.XXXXXX")"
   trap itest_cleanup EXIT
+  # Killed (run_all.sh's timeout, ^C): still shut the servers down and remove the folder.
+  trap 'exit 143' TERM
+  trap 'exit 130' INT
   itest_tools
   echo "== $ITEST_NAME (in $ITEST_TMP)"
 }

@@ -3,7 +3,8 @@
 # Bazel tests). Each test script builds in its own temporary workspaces and output bases (see
 # lib.sh) and prints PASS/FAIL lines and the action counts it saw (COUNTS lines).
 #
-#   tests/integration/run_all.sh                  every test
+#   tests/integration/run_all.sh                  every test: each *.sh but lib.sh, *_lib.sh and
+#                                                 the Bazel sh_tests (*_test.sh)
 #   tests/integration/run_all.sh b_one_layer ...  some
 #
 # Ends with "integration: N passed, M failed", counting test scripts; exit status 0 when none
@@ -28,7 +29,13 @@ tests=()
 if (($# > 0)); then
   for name in "$@"; do tests+=("${name%.sh}.sh"); done
 else
-  for f in [a-z]_*.sh; do tests+=("$f"); done
+  # Every test script here: not the libraries, not this runner, not the Bazel sh_tests.
+  for f in *.sh; do
+    case "$f" in
+      lib.sh | *_lib.sh | run_all.sh | *_test.sh) ;;
+      *) tests+=("$f") ;;
+    esac
+  done
 fi
 
 passed=0
