@@ -6,12 +6,15 @@
 // For each kernel file: compiles it with the default strategy (timing the compile), JITs it,
 // fills its inputs with deterministic values (floats in [-1, 1), integers in [0, 10)), times
 // --runs calls and prints the fastest (KB_MEDIAN=1: the median; with --threads 1, of the
-// thread's CPU time, which other processes on the machine disturb less; KB_WALL=1: wall time), GFLOP/s (flops from the kernel's metadata) and compile
-// time. With --check the naive strategy's kernel runs on the same inputs and the largest
-// relative difference of the outputs is printed (max |a-b| / max(|b|, 1e-3 max|b|)). With
+// thread's CPU time, which other processes on the machine disturb less; KB_WALL=1: wall time),
+// GFLOP/s (flops from the kernel's metadata) and compile time. With --check the naive strategy's
+// kernel runs on the same inputs and the largest relative difference of the outputs is printed (max
+// |a-b| / max(|b|, 1e-3 max|b|)). With
 // --graph, the kernels are those of a partitioned model (NAME.graph.json, kernel files from the
 // directory of the first K.relay argument or --kernel_dir), and each line also gives the
 // kernel's call count and its share of the model's time. --tir prints each kernel's loop IR.
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -24,8 +27,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <time.h>
 
 #include "lowering/codegen/llvm/jit.h"
 #include "lowering/compile/compile.h"
@@ -242,14 +243,14 @@ int main(int argc, char** argv) {
     const std::string id = c.meta["kernel"].get<std::string>();
     const int n = calls.count(id) ? calls[id] : 1;
     const double flops = c.meta["flops"].get<double>();
-    rows.push_back({id, c.meta["ops"].get<std::string>(), n, ms, flops / ms / 1e6, c.compile_ms,
-                    err});
+    rows.push_back(
+        {id, c.meta["ops"].get<std::string>(), n, ms, flops / ms / 1e6, c.compile_ms, err});
     total += ms * n;
   }
   std::sort(rows.begin(), rows.end(),
             [](const Row& a, const Row& b) { return a.ms * a.n > b.ms * b.n; });
-  std::printf("%-24s %5s %10s %8s %8s %9s %10s  %s\n", "kernel", "calls", "ms", "share",
-              "GFLOP/s", "compile", "rel diff", "ops");
+  std::printf("%-24s %5s %10s %8s %8s %9s %10s  %s\n", "kernel", "calls", "ms", "share", "GFLOP/s",
+              "compile", "rel diff", "ops");
   for (const Row& r : rows) {
     std::printf("%-24s %5d %10.4f %7.1f%% %8.2f %8.0fms %10.2e  %s\n", r.id.c_str(), r.n, r.ms,
                 100 * r.ms * r.n / total, r.gflops, r.compile_ms, r.err, r.ops.c_str());

@@ -16,10 +16,10 @@
 //     RelayAlignedFree above (a failed allocation frees what is live and returns -1);
 //   - loops: kSerial plain; kUnrolled with llvm.loop.unroll.full; kVectorized with constant
 //     bounds and a body of float32 stores to contiguous indices (values of float32 loads:
-//     contiguous, loop-invariant, or one scalar load per lane; float arithmetic, comparisons, selects of in-bounds
-//     values, math intrinsics) as explicit vector code: chunks of the target's float32 lanes,
-//     then halves, then scalars, each lane one iteration (register tiles of a schedule stay
-//     whole vectors); any other kVectorized loop with llvm.loop.vectorize.enable,
+//     contiguous, loop-invariant, or one scalar load per lane; float arithmetic, comparisons,
+//     selects of in-bounds values, math intrinsics) as explicit vector code: chunks of the target's
+//     float32 lanes, then halves, then scalars, each lane one iteration (register tiles of a
+//     schedule stay whole vectors); any other kVectorized loop with llvm.loop.vectorize.enable,
 //     width = the target's float32 lanes, and parallel-access
 //     metadata (the loop IR guarantees no loop-carried dependence; the conditions of a guarded
 //     body that bound a long loop's variable, as split tails make, become its bounds, so that
@@ -33,8 +33,10 @@
 //     saturate (NaN gives 0); float comparisons are ordered except != (NaN != x is true);
 //   - kSelect evaluates both values, except that a value reading memory the analysis cannot
 //     prove in bounds is only read when selected (padding reads at index -1 never happen);
-//   - intrinsics: exp/log/sqrt/fabs/floor/ceil/round/nearbyint/pow as LLVM intrinsics,
-//     tanh/erf as calls of libm's tanhf/erff, sigmoid = 1/(1+exp(-x)), rsqrt = 1/sqrt(x).
+//   - intrinsics: log/sqrt/fabs/floor/ceil/round/nearbyint/pow as LLVM intrinsics, exp and
+//     erf as inline float32 polynomials (Cephes' expf, within 1e-7 relative; a rational erf,
+//     within 4e-7), tanh as a call of libm's tanhf, sigmoid = 1/(1+exp(-x)),
+//     rsqrt = 1/sqrt(x).
 //
 // Output is deterministic: the same PrimFunc and Target give byte-identical objects on every
 // machine, whatever the working directory, TMPDIR or time (module identifier and source file
