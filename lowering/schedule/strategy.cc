@@ -141,15 +141,31 @@ absl::Status ScheduleAnchor(Stage* s, const Target& target) {
 }
 
 // A standalone injective output: one fused loop, vector strips, parallel outside.
+//
+// The vector loop is made of the trailing axes only, as few as give a few vectors: index
+// arithmetic then divides by the extents the reads were written with (a reshape's or a
+// transpose's read of a row stays contiguous), where fusing every axis would leave divisions
+// of the whole flat index that the simplifier cannot always fold back.
 absl::Status ScheduleInjective(Stage* s, const Target& target) {
   if (s->num_axes() == 0) return absl::OkStatus();
-  Loop fused = s->axis(0);
-  for (int d = 1; d < s->num_axes(); ++d) {
-    ASSIGN_OR_RETURN(fused, s->Fuse(fused, s->axis(d)));
+  const int64_t lanes = Lanes(*s, target);
+  int first = s->num_axes() - 1;  // the first of the trailing axes fused into the vector loop
+  int64_t inner = s->extent(s->axis(first));
+  while (first > 0 && inner < 4 * lanes) {
+    --first;
+    inner *= s->extent(s->axis(first));
   }
-  ASSIGN_OR_RETURN(Loop vec, SplitForVectors(s, fused, Lanes(*s, target)));
+  Loop vec_axis = s->axis(first);
+  for (int d = first + 1; d < s->num_axes(); ++d) {
+    ASSIGN_OR_RETURN(vec_axis, s->Fuse(vec_axis, s->axis(d)));
+  }
+  ASSIGN_OR_RETURN(Loop vec, SplitForVectors(s, vec_axis, lanes));
+  // Everything outside the vector lanes is one parallel loop.
   Loop outer = s->leaf_loops()[0];
   if (outer == vec) return absl::OkStatus();
+  while (s->leaf_loops().size() > 2 || (s->leaf_loops().size() == 2 && !vec.valid())) {
+    ASSIGN_OR_RETURN(outer, s->Fuse(s->leaf_loops()[0], s->leaf_loops()[1]));
+  }
   return s->Parallel(outer);
 }
 
@@ -565,7 +581,7 @@ class DefaultStrategy {
     for (const PrimExpr& rd : ReadsOf(body, r->op().get())) {
       if (rd->operands().back() == last) along = true;
     }
-    if (!along) return absl::OkStatus();
+    if (!along) return VectorizeReduction(r);
     Loop lane = r->axis(r->num_axes() - 1);
     std::vector<Loop> order;
     for (const Loop& l : r->leaf_loops()) {
@@ -574,6 +590,21 @@ class DefaultStrategy {
     order.push_back(lane);
     RETURN_IF_ERROR(r->Reorder(order));
     return r->Vectorize(lane);
+  }
+
+  // A reduction whose single reduction axis every read takes contiguously (softmax's max and
+  // sum, layer_norm's mean and variance over the last axis) runs that axis in vector lanes:
+  // partial results per lane, combined after the loop (a vectorized reduction).
+  absl::Status VectorizeReduction(Stage* r) {
+    if (!IsReduce(*r) || r->num_reduce_axes() != 1) return absl::OkStatus();
+    const int64_t lanes = Lanes(*r, target_);
+    Loop k = r->reduce_axis(0);
+    if (lanes <= 1 || r->extent(k) < 2 * lanes ||
+        AccessAlong(*r, r->op()->body()->axes()[0].var) != Access::kContiguous) {
+      return absl::OkStatus();
+    }
+    ASSIGN_OR_RETURN(auto parts, r->Split(k, lanes));
+    return r->Vectorize(parts.second);
   }
 
   Schedule& schedule_;

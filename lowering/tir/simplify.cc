@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <utility>
 
 #include "lowering/ir/tensor.h"
@@ -479,14 +480,48 @@ PrimExpr Simplifier::DivMod(ExprKind kind, const PrimExpr& a, int64_t n) {
   PrimExpr rest = FromLinear(r);
   Interval rb = Bound(rest);
   const bool one_period = rb.bounded() && FloorDivInt(rb.min, n) == FloorDivInt(rb.max, n);
+  // rest = u*Q + R with 0 <= R < u and n = u*b: floordiv(rest, n) = floordiv(Q, b) and
+  // floormod(rest, n) = floormod(Q, b)*u + R. What a fused loop split by a divisor of a
+  // reshape's extents needs: floormod(f*8 + i, 64) = floormod(f, 8)*8 + i for i in [0, 8).
+  PrimExpr big_q, small_r;
+  int64_t unit = 1;
+  if (!one_period) {
+    std::vector<int64_t> candidates;
+    for (const Term& t : r.terms) {
+      const int64_t g = std::gcd(t.coef < 0 ? -t.coef : t.coef, n);
+      if (g > 1 && g < n) candidates.push_back(g);
+    }
+    std::sort(candidates.rbegin(), candidates.rend());
+    for (int64_t cand : candidates) {
+      Linear qa, ra;
+      for (const Term& t : r.terms) {
+        if (t.coef % cand == 0) {
+          qa.terms.push_back({t.atom, t.coef / cand});
+        } else {
+          ra.terms.push_back(t);
+        }
+      }
+      qa.constant = FloorDivInt(r.constant, cand);
+      ra.constant = FloorModInt(r.constant, cand);
+      PrimExpr rr = FromLinear(ra);
+      Interval rrb = Bound(rr);
+      if (!rrb.bounded() || rrb.min < 0 || rrb.max >= cand) continue;
+      unit = cand;
+      big_q = FromLinear(qa);
+      small_r = rr;
+      break;
+    }
+  }
   if (kind == ExprKind::kFloorMod) {
     if (one_period) return LinearOf(rest - IntImm(FloorDivInt(rb.min, n) * n));
+    if (unit > 1) return LinearOf(FloorMod(big_q, IntImm(n / unit)) * IntImm(unit) + small_r);
     return FloorMod(rest, IntImm(n));
   }
   PrimExpr quotient = FromLinear(q);
   if (one_period) return LinearOf(quotient + IntImm(FloorDivInt(rb.min, n)));
-  if (q.terms.empty() && q.constant == 0) return FloorDiv(rest, IntImm(n));
-  return LinearOf(quotient + FloorDiv(rest, IntImm(n)));
+  PrimExpr part = unit > 1 ? FloorDiv(big_q, IntImm(n / unit)) : FloorDiv(rest, IntImm(n));
+  if (q.terms.empty() && q.constant == 0) return part;
+  return LinearOf(quotient + part);
 }
 
 PrimExpr Simplifier::CompareInt(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {

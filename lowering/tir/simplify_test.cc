@@ -80,6 +80,22 @@ TEST_F(SimplifyTest, DivModWithLoopRanges) {
   EXPECT_EQ(S(MakeBinary(ExprKind::kDiv, i_ * I(4) + j_, I(4))), "i");
 }
 
+TEST_F(SimplifyTest, DivModByAMultipleOfTheRemaindersUnit) {
+  // f*8 + i with i in [0, 8) is 8*f + i: dividing by 64 = 8*8 divides f by 8 (f unbounded).
+  Range(i_, 8);
+  EXPECT_EQ(S(FloorMod(f_ * I(8) + i_, I(64))), "((floormod(f, 8)*8) + i)");
+  EXPECT_EQ(S(FloorDiv(f_ * I(8) + i_, I(64))), "floordiv(f, 8)");
+  // A reshape read of a row: the flat index unflattened by (128, 128) and flattened back.
+  Range(j_, 128);
+  PrimExpr x = f_ * I(128) + j_;
+  EXPECT_EQ(S(FloorDiv(x, I(16384)) * I(16384) + FloorMod(FloorDiv(x, I(128)), I(128)) * I(128) +
+              FloorMod(x, I(128))),
+            "((f*128) + j)");
+  // Not when the rest may reach the unit: k in [0, 9) is not below 8.
+  Range(k_, 9);
+  EXPECT_EQ(S(FloorMod(f_ * I(8) + k_, I(64))), "floormod(((f*8) + k), 64)");
+}
+
 TEST_F(SimplifyTest, DivModWithoutRangesDoesNotSimplify) {
   EXPECT_EQ(S(FloorDiv(i_ * I(4) + j_, I(4))), "(i + floordiv(j, 4))");
   EXPECT_EQ(S(FloorMod(i_ * I(4) + j_, I(4))), "floormod(j, 4)");

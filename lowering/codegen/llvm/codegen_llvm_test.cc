@@ -533,6 +533,58 @@ TEST_P(CodegenTest, IntrinsicsMatchLibm) {
   EXPECT_EQ((*outs[9])[4], 4.0f);
 }
 
+// exp and erf are inline polynomials: within 1e-7 (exp, relative, normal range) and 4e-7
+// (erf) of libm over a sweep, with the special values right (inf, -inf, NaN, overflow,
+// subnormal and zero results), and the same bits in serial and vector code.
+TEST_P(CodegenTest, ExpAndErfApproximations) {
+  std::vector<float> xv;
+  for (int j = -2000; j <= 2000; ++j) xv.push_back(static_cast<float>(j) * 0.0443f);
+  for (float v : {0.0f, -0.0f, kInf, -kInf, kNaN, 88.72f, 88.73f, 89.0f, -87.0f, -95.0f, -103.0f,
+                  -104.0f, -200.0f, 1e-30f, -1e-20f, 3.99f, 4.5f, -7.0f}) {
+    xv.push_back(v);
+  }
+  const int64_t n = static_cast<int64_t>(xv.size());
+  Buffer x = Param("x", DT::kFloat32, n);
+  Buffer e = Param("e", DT::kFloat32, n), r = Param("r", DT::kFloat32, n);
+  std::vector<std::vector<float>> results;
+  for (ForKind kind : {ForKind::kSerial, ForKind::kVectorized}) {
+    PrimExpr i = tir::MakeVar("i");
+    Stmt body =
+        tir::MakeSeq({tir::MakeStore(e, i, tir::MakeCall("exp", {Ld(x, i)}, DT::kFloat32)),
+                      tir::MakeStore(r, i, tir::MakeCall("erf", {Ld(x, i)}, DT::kFloat32))});
+    LoadedKernel k = LoadOrDie(Func("k_exp_erf_" + std::to_string(static_cast<int>(kind)),
+                                    {x, e, r}, 1, For(i, n, body, kind)),
+                               target_);
+    ASSERT_NE(k.fn, nullptr);
+    AlignedArray<float> xb(xv), eb(n), rb(n);
+    ASSERT_EQ(k.Call({xb.data(), eb.data(), rb.data()}), 0);
+    std::vector<float> out(eb.data(), eb.data() + n);
+    out.insert(out.end(), rb.data(), rb.data() + n);
+    results.push_back(out);
+  }
+  for (int64_t j = 0; j < 2 * n; ++j) {
+    ASSERT_TRUE(SameFloat(results[0][j], results[1][j])) << j;
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    const double v = xv[j];
+    const double got_exp = results[0][j], got_erf = results[0][n + j];
+    const double want_exp = std::exp(v), want_erf = std::erf(v);
+    if (std::isnan(v)) {
+      EXPECT_TRUE(std::isnan(got_exp) && std::isnan(got_erf));
+      continue;
+    }
+    if (want_exp > 3.4028234e38) {
+      EXPECT_EQ(got_exp, kInf) << v;
+    } else if (want_exp < 1.1754944e-38) {
+      EXPECT_NEAR(got_exp, want_exp, 1.5e-45) << v;  // subnormal or zero: within a unit
+    } else {
+      EXPECT_NEAR(got_exp, want_exp, 1.5e-7 * want_exp) << v;
+    }
+    EXPECT_NEAR(got_erf, want_erf, 4e-7) << v;
+  }
+  EXPECT_EQ(results[0][n - 17], 1.0f);  // exp(-0)
+}
+
 // A 2-D kernel with every loop kind nested, a let variable and a guarded tail:
 //   for y in 0..R (parallel): let base = y*C; for x in 0..C (kind): out[base+x] = f(y, x)
 TEST_P(CodegenTest, LoopKindsLetAndIfMatchByHand) {
