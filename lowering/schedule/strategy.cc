@@ -239,6 +239,8 @@ class DefaultStrategy {
       }
       if (IsReduce(*s)) {
         RETURN_IF_ERROR(ScheduleAnchor(s.get(), target_));
+      } else if (IsConvPad(*s)) {
+        RETURN_IF_ERROR(SchedulePad(s.get()));
       } else {
         RETURN_IF_ERROR(ScheduleInjective(s.get(), target_));
       }
@@ -296,7 +298,9 @@ class DefaultStrategy {
     std::vector<Stage*> attach = Attachable(o);
     if (attach.empty()) return ScheduleInjective(o, target_);
     ConvShape conv;
-    if (attach.size() == 1 && IsConv2D(*attach[0], &conv) && conv.groups == 1 &&
+    if (attach.size() == 1 && IsConv2D(*attach[0], &conv) &&
+        (conv.groups == 1 ||
+         (conv.in_channels_per_group == 1 && conv.out_channels == conv.groups)) &&
         o->num_axes() == 4 && o->op()->shape() == attach[0]->op()->shape()) {
       done->insert(attach[0]);
       if (IsPointwiseConv(*attach[0], conv) && o->extent(o->axis(3)) % Lanes(*o, target_) != 0) {
@@ -353,24 +357,36 @@ class DefaultStrategy {
     const int64_t channels = o->extent(o->axis(1));
     const int64_t height = o->extent(o->axis(2));
     const int64_t width = o->extent(o->axis(3));
-    const int64_t cb = DivisorAtMost(channels, 4);
-    const int64_t hb = std::min<int64_t>(height, 2);
+    // A depthwise conv (one input channel per output channel) reuses nothing across channels:
+    // one channel, more rows (which share input rows).
+    const bool depthwise = shape.groups > 1 && shape.in_channels_per_group == 1;
+    const int64_t cb = depthwise ? 1 : DivisorAtMost(channels, 4);
+    const int64_t hb = std::min<int64_t>(height, depthwise ? 4 : 2);
     const int64_t vw = std::min(width, lanes);
-    (void)shape;
     Loop n = o->axis(0);
     ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), cb));
     ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), hb, TailStrategy::kShiftInwards));
     ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), vw, TailStrategy::kShiftInwards));
-    // Spatial tiles outside, channel blocks inside: a tile's input rows stay in cache while
-    // every block of output channels reads them; the weights stream.
-    RETURN_IF_ERROR(o->Reorder({n, h.first, w.first, c.first, h.second, c.second, w.second}));
-    ASSIGN_OR_RETURN(Loop nh, o->Fuse(n, h.first));
-    ASSIGN_OR_RETURN(Loop nhw, o->Fuse(nh, w.first));
-    RETURN_IF_ERROR(o->Parallel(nhw));
+    Loop at = c.first;
+    if (depthwise) {
+      // Channels outside: a channel's plane stays in cache while its tiles are computed.
+      RETURN_IF_ERROR(o->Reorder({n, c.first, h.first, w.first, h.second, c.second, w.second}));
+      ASSIGN_OR_RETURN(Loop nc, o->Fuse(n, c.first));
+      ASSIGN_OR_RETURN(Loop nch, o->Fuse(nc, h.first));
+      RETURN_IF_ERROR(o->Parallel(nch));
+      at = w.first;
+    } else {
+      // Spatial tiles outside, channel blocks inside: a tile's input rows stay in cache while
+      // every block of output channels reads them; the weights stream.
+      RETURN_IF_ERROR(o->Reorder({n, h.first, w.first, c.first, h.second, c.second, w.second}));
+      ASSIGN_OR_RETURN(Loop nh, o->Fuse(n, h.first));
+      ASSIGN_OR_RETURN(Loop nhw, o->Fuse(nh, w.first));
+      RETURN_IF_ERROR(o->Parallel(nhw));
+    }
     RETURN_IF_ERROR(o->Unroll(h.second));
     RETURN_IF_ERROR(o->Unroll(c.second));
     RETURN_IF_ERROR(o->Vectorize(w.second));
-    RETURN_IF_ERROR(conv->ComputeAt(o, c.first));
+    RETURN_IF_ERROR(conv->ComputeAt(o, at));
     // The accumulator's loops inside the reduction: rows and channels unrolled, the vector of
     // columns innermost.
     RETURN_IF_ERROR(
@@ -535,6 +551,18 @@ class DefaultStrategy {
     RETURN_IF_ERROR(r->Unroll(r->axis(na - 1)));
     RETURN_IF_ERROR(r->Vectorize(k.second));
     return true;
+  }
+
+  // A convolution's padding, materialized: one padded row per iteration of the parallel loop,
+  // the row vectorized whole (code generation specializes its border and interior vectors, so
+  // the interior copies the input row without selects).
+  static absl::Status SchedulePad(Stage* pad) {
+    Loop rows = pad->axis(0);
+    for (int d = 1; d + 1 < pad->num_axes(); ++d) {
+      ASSIGN_OR_RETURN(rows, pad->Fuse(rows, pad->axis(d)));
+    }
+    RETURN_IF_ERROR(pad->Parallel(rows));
+    return pad->Vectorize(pad->axis(pad->num_axes() - 1));
   }
 
   // The axes of `o` that its reads of `r` index with.
