@@ -303,9 +303,13 @@ class DefaultStrategy {
          (conv.in_channels_per_group == 1 && conv.out_channels == conv.groups)) &&
         o->num_axes() == 4 && o->op()->shape() == attach[0]->op()->shape()) {
       done->insert(attach[0]);
-      if (IsPointwiseConv(*attach[0], conv) && o->extent(o->axis(3)) % Lanes(*o, target_) != 0) {
+      const int64_t lanes = Lanes(*o, target_);
+      if (IsPointwiseConv(*attach[0], conv) && o->extent(o->axis(3)) % lanes != 0) {
         RETURN_IF_ERROR(SchedulePointwiseConv(attach[0]));
         return ScheduleInjective(o, target_);
+      }
+      if (conv.groups == 1 && o->extent(o->axis(3)) < lanes && o->extent(o->axis(1)) % lanes == 0) {
+        return ScheduleConvChannelVector(o, attach[0]);
       }
       return ScheduleConvOutput(o, attach[0], conv);
     }
@@ -397,6 +401,36 @@ class DefaultStrategy {
     return conv->Vectorize(conv->axis(3));
   }
 
+  // Note on narrow convs. When a row is shorter than a vector (7x7 maps under AVX2), the
+  // vector runs over output channels instead: a tile of one vector of channels x rows x the
+  // whole row, each input element broadcast, each weight vector gathered lane by lane (OIHW
+  // keeps a channel's weights apart) and reused by every pixel of the tile:
+  //
+  //   for n.h.c.o fused parallel:
+  //     for rc, ry, rx:  for h, w unrolled, c vectorized:  acc[h, w, c] += pad[..] * W[c, ..]
+  //     for h, w unrolled, c vectorized:  out[c, h, w] = epilogue(acc)      (strided stores)
+  absl::Status ScheduleConvChannelVector(Stage* o, Stage* conv) {
+    const int64_t lanes = Lanes(*o, target_);
+    // One row of pixels per tile: 7 accumulators, a weight vector and a broadcast in registers.
+    Loop n = o->axis(0), w = o->axis(3);
+    ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), lanes));
+    ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), 1));
+    RETURN_IF_ERROR(o->Reorder({n, h.first, c.first, h.second, w, c.second}));
+    ASSIGN_OR_RETURN(Loop nh, o->Fuse(n, h.first));
+    ASSIGN_OR_RETURN(Loop nhc, o->Fuse(nh, c.first));
+    RETURN_IF_ERROR(o->Parallel(nhc));
+    RETURN_IF_ERROR(o->Unroll(h.second));
+    RETURN_IF_ERROR(o->Unroll(w));
+    RETURN_IF_ERROR(o->Vectorize(c.second));
+    RETURN_IF_ERROR(conv->ComputeAt(o, nhc));
+    RETURN_IF_ERROR(
+        conv->Reorder({conv->axis(0), conv->reduce_axis(0), conv->reduce_axis(1),
+                       conv->reduce_axis(2), conv->axis(2), conv->axis(3), conv->axis(1)}));
+    RETURN_IF_ERROR(conv->Unroll(conv->axis(2)));
+    RETURN_IF_ERROR(conv->Unroll(conv->axis(3)));
+    return conv->Vectorize(conv->axis(1));
+  }
+
   // A 1x1 convolution with stride 1 and no padding reads its input at the output's own (h, w):
   // a matrix product over the fused h*w axis, which is contiguous in NCHW.
   static bool IsPointwiseConv(const Stage& conv, const ConvShape& shape) {
@@ -422,8 +456,11 @@ class DefaultStrategy {
     ASSIGN_OR_RETURN(auto c, conv->Split(conv->axis(1), cb));
     // Blocks of 32 channel tiles (the parallel loop) and of 128 input channels (rc.o): a
     // strip's 128 input rows stay in L1 while every channel tile of the block reads them.
-    ASSIGN_OR_RETURN(auto cc, conv->Split(c.first, 32));
-    ASSIGN_OR_RETURN(auto k, conv->Split(conv->reduce_axis(0), 128));
+    // (Divisors: a tail guard inside the reduction would keep LLVM from holding the
+    // accumulators in registers.)
+    ASSIGN_OR_RETURN(auto cc, conv->Split(c.first, DivisorAtMost(conv->extent(c.first), 32)));
+    ASSIGN_OR_RETURN(auto k, conv->Split(conv->reduce_axis(0),
+                                         DivisorAtMost(conv->extent(conv->reduce_axis(0)), 128)));
     RETURN_IF_ERROR(
         conv->Reorder({conv->axis(0), cc.first, strip.first, k.first, cc.second, k.second,
                        conv->reduce_axis(1), conv->reduce_axis(2), c.second, strip.second}));
