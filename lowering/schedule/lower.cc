@@ -78,11 +78,7 @@ struct StageInfo {
   Buffer buffer;
   bool is_output = false;
   std::vector<PrimExpr> origin;  // per spatial axis: the first index stored
-  // The spatial axes in storage order, outermost first: an attached stage's buffer follows its
-  // loop nest (the axis of its innermost loop varies fastest, so a vectorized axis is
-  // contiguous); other buffers are row-major.
-  std::vector<size_t> order;
-  std::vector<int64_t> region;  // per spatial axis: how many indices are stored
+  std::vector<int64_t> region;   // per spatial axis: how many indices are stored
 
   // Attachment.
   StageInfo* parent = nullptr;
@@ -487,33 +483,12 @@ class Lowerer {
           s->value[static_cast<size_t>(st.reduce_axis(j).id)];
     }
 
-    s->order.clear();
-    for (int d = 0; d < na; ++d) s->order.push_back(static_cast<size_t>(d));
-    if (s->kind == StageInfo::Kind::kAttached) {
-      std::stable_sort(s->order.begin(), s->order.end(), [&](size_t a, size_t b) {
-        return leaf_pos[static_cast<size_t>(st.axis(static_cast<int>(a)).id)] <
-               leaf_pos[static_cast<size_t>(st.axis(static_cast<int>(b)).id)];
-      });
-    }
     if (s->buffer == nullptr) {
-      std::vector<int64_t> shape;
-      for (size_t d : s->order) shape.push_back(s->region[d]);
-      s->buffer = BufferNode::Make(Fresh(&buffer_names_, op->name()), op->dtype(), shape,
+      s->buffer = BufferNode::Make(Fresh(&buffer_names_, op->name()), op->dtype(), s->region,
                                    BufferNode::Scope::kLocal);
     }
     s->laid_out = true;
     return absl::OkStatus();
-  }
-
-  // The flat index of `coords` (one per spatial axis, relative to the region) in s's buffer.
-  static PrimExpr StorageIndex(const StageInfo* s, const std::vector<PrimExpr>& coords) {
-    std::vector<PrimExpr> idx;
-    std::vector<int64_t> shape;
-    for (size_t d : s->order) {
-      idx.push_back(coords[d]);
-      shape.push_back(s->region[d]);
-    }
-    return Flat(idx, shape);
   }
 
   PrimExpr LowerReads(const PrimExpr& e) {
@@ -525,7 +500,7 @@ class Lowerer {
       RELAY_CHECK(t->kind != StageInfo::Kind::kInline, "read of an inlined stage left");
       if (t->kind == StageInfo::Kind::kAttached) {
         for (size_t d = 0; d < idx.size(); ++d) idx[d] = idx[d] - t->origin[d];
-        return tir::MakeLoad(t->buffer, StorageIndex(t, idx));
+        return tir::MakeLoad(t->buffer, Flat(idx, t->region));
       }
       return tir::MakeLoad(t->buffer, Flat(idx, t->op->shape()));
     });
@@ -546,7 +521,7 @@ class Lowerer {
     for (int d = 0; d < st.num_axes(); ++d) {
       coords.push_back(s->value[static_cast<size_t>(st.axis(d).id)]);
     }
-    PrimExpr index = StorageIndex(s, coords);
+    PrimExpr index = Flat(coords, s->region);
     PrimExpr source = s->is_reduce ? s->expanded->operands()[0] : s->expanded;
     source = LowerReads(tir::Substitute(source, s->axis_map));
     Stmt update, init;

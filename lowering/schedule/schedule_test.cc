@@ -563,26 +563,6 @@ TEST(LowerTest, VectorizedReductionInsideATile) {
   EXPECT_EQ(CompareWithDefinition(*Lower(s, k), k, 2), "") << text;
 }
 
-TEST(LowerTest, AttachedBufferIsLaidOutInLoopOrder) {
-  // The matmul tile is computed with its rows innermost (vectorized): its local buffer stores
-  // rows contiguously, [column][row], so the vector loop reads and writes whole vectors.
-  Kernel k = MatmulBiasRelu(4, 3, 2);
-  Schedule s(k.outputs);
-  Tensor mm = k.outputs[0]->inputs()[0]->inputs()[0];
-  Stage* out = s[k.outputs[0]];
-  Stage* m = s[mm];
-  ASSERT_TRUE(s[k.outputs[0]->inputs()[0]]->ComputeInline().ok());
-  auto rows = out->Split(out->axis(0), 4);
-  ASSERT_TRUE(rows.ok());
-  ASSERT_TRUE(out->Reorder({rows->first, out->axis(1), rows->second}).ok());
-  ASSERT_TRUE(m->ComputeAt(out, rows->first).ok());
-  ASSERT_TRUE(m->Reorder({m->reduce_axis(0), m->axis(1), m->axis(0)}).ok());
-  ASSERT_TRUE(m->Vectorize(m->axis(0)).ok());
-  const std::string text = Text(s, k);
-  EXPECT_THAT(text, HasSubstr("matmul[((i1_1*4) + i0_1)] = (matmul[((i1_1*4) + i0_1)] + "));
-  EXPECT_EQ(CompareWithDefinition(*Lower(s, k), k, 4), "") << text;
-}
-
 TEST(LowerErrorTest, TwoVectorizedReductionLoops) {
   Kernel k = MatmulKernel(2, 6, 2);
   Schedule s(k.outputs);

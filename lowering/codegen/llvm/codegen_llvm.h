@@ -19,9 +19,7 @@
 //     contiguous, loop-invariant, or one scalar load per lane; float arithmetic, comparisons,
 //     selects of in-bounds values, math intrinsics) as explicit vector code: chunks of the target's
 //     float32 lanes, then halves, then scalars, each lane one iteration (register tiles of a
-//     schedule stay whole vectors), each piece specialized to its range of the loop variable
-//     (a padded row's interior needs no select); any other kVectorized loop with
-//     llvm.loop.vectorize.enable,
+//     schedule stay whole vectors); any other kVectorized loop with llvm.loop.vectorize.enable,
 //     width = the target's float32 lanes, and parallel-access
 //     metadata (the loop IR guarantees no loop-carried dependence; the conditions of a guarded
 //     body that bound a long loop's variable, as split tails make, become its bounds, so that
