@@ -36,6 +36,7 @@
 #include "lowering/codegen/llvm/target_machine.h"
 #include "lowering/ir/tensor.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/tir/simplify.h"
 
 namespace relay::codegen {
 namespace {
@@ -613,7 +614,49 @@ class CodeGen {
     return Error("unknown expression kind");
   }
 
+  // Note on multiply-add. A float32 product added to (or subtracted from) a value is emitted
+  // as llvm.fmuladd: one rounding where the target has FMA (x86-64-avx2, -avx512), two where it
+  // has not (x86-64). Which operations fuse is fixed by the loop IR alone, in scalar and
+  // vector code alike, so a kernel gives the same bits on every machine of a target.
+  // `emit` evaluates an operand (as a scalar, or as a vector in a vectorized loop).
+  absl::StatusOr<llvm::Value*> EmitMulAdd(
+      const PrimExpr& e, const std::function<absl::StatusOr<llvm::Value*>(const PrimExpr&)>& emit,
+      bool* done) {
+    *done = false;
+    if (e->dtype() != DType::kFloat32) return nullptr;
+    const PrimExpr& x = e->operands()[0];
+    const PrimExpr& y = e->operands()[1];
+    auto is_mul = [](const PrimExpr& v) {
+      return v->kind() == ExprKind::kMul && v->dtype() == DType::kFloat32;
+    };
+    const PrimExpr* mul = nullptr;
+    const PrimExpr* addend = nullptr;
+    if (e->kind() == ExprKind::kAdd && is_mul(y)) {
+      mul = &y;
+      addend = &x;
+    } else if (e->kind() == ExprKind::kAdd && is_mul(x)) {
+      mul = &x;
+      addend = &y;
+    } else if (e->kind() == ExprKind::kSub && is_mul(y)) {
+      mul = &y;
+      addend = &x;
+    } else {
+      return nullptr;
+    }
+    ASSIGN_OR_RETURN(llvm::Value * a, emit((*mul)->operands()[0]));
+    ASSIGN_OR_RETURN(llvm::Value * b, emit((*mul)->operands()[1]));
+    ASSIGN_OR_RETURN(llvm::Value * c, emit(*addend));
+    if (e->kind() == ExprKind::kSub) a = b_.CreateFNeg(a);  // c - a*b = (-a)*b + c, exactly
+    *done = true;
+    return b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {a->getType()}, {a, b, c});
+  }
+
   absl::StatusOr<llvm::Value*> EmitArith(const PrimExpr& e) {
+    bool fused = false;
+    ASSIGN_OR_RETURN(llvm::Value * fma,
+                     EmitMulAdd(
+                         e, [&](const PrimExpr& v) { return EmitExpr(v); }, &fused));
+    if (fused) return fma;
     ASSIGN_OR_RETURN(llvm::Value * a, EmitExpr(e->operands()[0]));
     ASSIGN_OR_RETURN(llvm::Value * b, EmitExpr(e->operands()[1]));
     const DType t = e->operands()[0]->dtype();
@@ -1147,8 +1190,8 @@ class CodeGen {
 
   // Note on explicit vector code. A vectorized loop with constant bounds whose body is a
   // sequence of float32 stores to contiguous indices (var + offset), of values built from
-  // float32 loads (contiguous, free of the loop variable, or else one scalar load per lane),
-  // float arithmetic,
+  // float32 loads (contiguous, strided by 2 to 4 as wide loads and a shuffle, free of the loop
+  // variable, or else one scalar load per lane), float arithmetic,
   // comparisons, selects of values safe to read in every lane, and the math intrinsics, is
   // emitted as vector code here: chunks of the target's float32 lanes, then halves of that,
   // down to a scalar remainder; each lane is one iteration, and each store is done for every
@@ -1275,6 +1318,13 @@ class CodeGen {
       case ExprKind::kDiv:
       case ExprKind::kMin:
       case ExprKind::kMax: {
+        bool fused = false;
+        ASSIGN_OR_RETURN(
+            llvm::Value * fma,
+            EmitMulAdd(
+                e, [&](const PrimExpr& v) { return EmitVectorExpr(v, var, start, width); },
+                &fused));
+        if (fused) return fma;
         ASSIGN_OR_RETURN(llvm::Value * a, vec(0));
         ASSIGN_OR_RETURN(llvm::Value * b, vec(1));
         return FloatArith(e->kind(), a, b);
@@ -1343,7 +1393,24 @@ class CodeGen {
       AnnotateAccess(load, e->buffer().get());
       return static_cast<llvm::Value*>(load);
     }
-    // Strided: one scalar load per lane.
+    // Strided by 2 to 4 (a convolution with strides): `coef` contiguous vectors and a shuffle
+    // that keeps every coef-th element, when the elements past the last lane are still inside
+    // the buffer.
+    const std::optional<Range> span = RangeOf(e->operands()[0]);
+    if (l->coef >= 2 && l->coef <= 4 && span && span->lo >= 0 &&
+        span->hi + l->coef - 1 < e->buffer()->NumElements()) {
+      const unsigned wide = static_cast<unsigned>(width * l->coef);
+      auto* wt = llvm::FixedVectorType::get(f32, wide);
+      llvm::Value* first = b_.CreateAdd(rest, b_.CreateMul(start, b_.getInt64(l->coef)));
+      llvm::Value* addr = b_.CreateInBoundsGEP(f32, base, first);
+      llvm::LoadInst* load =
+          b_.CreateAlignedLoad(wt, b_.CreateBitCast(addr, wt->getPointerTo()), llvm::Align(4));
+      AnnotateAccess(load, e->buffer().get());
+      std::vector<int> mask;
+      for (int j = 0; j < width; ++j) mask.push_back(static_cast<int>(j * l->coef));
+      return b_.CreateShuffleVector(load, mask);
+    }
+    // Other strides: one scalar load per lane.
     llvm::Value* v = llvm::UndefValue::get(vt);
     for (int j = 0; j < width; ++j) {
       llvm::Value* i = b_.CreateAdd(start, b_.getInt64(j));
@@ -1392,25 +1459,11 @@ class CodeGen {
     return v;
   }
 
-  // The stores of a vectorizable loop body (see the note above); empty if it has none.
-  std::vector<Stmt> VectorStores(const Stmt& body, const ExprNode* var) const {
-    std::vector<Stmt> stores;
-    std::function<bool(const Stmt&)> collect = [&](const Stmt& s) {
-      if (s == nullptr) return true;
-      if (s->kind() == StmtKind::kSeq) {
-        for (const Stmt& c : s->seq()) {
-          if (!collect(c)) return false;
-        }
-        return true;
-      }
-      if (s->kind() != StmtKind::kStore || s->buffer()->dtype() != DType::kFloat32) return false;
-      std::optional<Linear> l = LinearIn(s->index(), var);
-      if (!l || l->coef != 1 || !VectorizableExpr(s->value(), var)) return false;
-      stores.push_back(s);
-      return true;
-    };
-    if (!collect(body)) return {};
-    return stores;
+  // Whether a store of a vectorized loop's body has a vector form (see the note above).
+  bool VectorizableStore(const Stmt& st, const ExprNode* var) const {
+    if (st->buffer()->dtype() != DType::kFloat32) return false;
+    std::optional<Linear> l = LinearIn(st->index(), var);
+    return l && l->coef == 1 && VectorizableExpr(st->value(), var);
   }
 
   absl::Status EmitVectorChunk(const std::vector<Stmt>& stores, const ExprNode* var,
@@ -1434,6 +1487,61 @@ class CodeGen {
 
   // A vectorized loop as explicit vector code when it qualifies (see the note above); false
   // (nothing emitted) otherwise.
+  // `stores` with `var` known to lie in [lo, hi]: the conditions and clamps that range
+  // decides fold away (a padding's interior reads its input row without a select).
+  std::vector<Stmt> Specialize(const std::vector<Stmt>& stores, const ExprNode* var, int64_t lo,
+                               int64_t hi) const {
+    tir::VarRanges r;
+    for (const auto& [v, range] : ranges_) r[v] = tir::Interval{range.lo, range.hi};
+    r[var] = tir::Interval{lo, hi};
+    std::vector<Stmt> out;
+    for (const Stmt& st : stores) {
+      out.push_back(tir::MakeStore(st->buffer(), tir::Simplify(st->index(), r),
+                                   tir::Simplify(st->value(), r)));
+    }
+    return out;
+  }
+
+  // A piece of a vectorized loop: iterations [lo, hi), as `width`-lane chunks (a loop of them
+  // when `loop`), or one scalar iteration at a time when the specialized stores have no vector
+  // form.
+  absl::Status EmitVectorPiece(const std::vector<Stmt>& stores, const ExprNode* var, int64_t lo,
+                               int64_t hi, int width, bool loop) {
+    std::vector<Stmt> spec = Specialize(stores, var, lo, hi - 1);
+    ScopedBinding bind(this, var, b_.getInt64(static_cast<uint64_t>(lo)), Range{lo, hi - 1});
+    bool vector = width > 1;
+    for (const Stmt& st : spec) vector = vector && VectorizableStore(st, var);
+    if (!vector) width = 1;
+    auto chunk = [&](llvm::Value* start) -> absl::Status {
+      if (width > 1) return EmitVectorChunk(spec, var, start, width);
+      ScopedBinding lane(this, var, start, Range{lo, hi - 1});
+      for (const Stmt& st : spec) RETURN_IF_ERROR(EmitStore(st));
+      return absl::OkStatus();
+    };
+    const int64_t count = (hi - lo) / width;
+    if (!loop) {
+      for (int64_t c = 0; c < count; ++c) {
+        RETURN_IF_ERROR(chunk(b_.getInt64(static_cast<uint64_t>(lo + c * width))));
+      }
+      return absl::OkStatus();
+    }
+    // Not vectorized again by LLVM: it is vector code already (or has no vector form).
+    llvm::MDNode* md =
+        LoopMetadata({LoopProperty("llvm.loop.vectorize.width", ConstMd(b_.getInt32Ty(), 1))});
+    return EmitLoop(
+        b_.getInt64(0), b_.getInt64(static_cast<uint64_t>(count)),
+        [&](llvm::Value* c) {
+          return chunk(b_.CreateAdd(b_.getInt64(static_cast<uint64_t>(lo)),
+                                    b_.CreateMul(c, b_.getInt64(width))));
+        },
+        md);
+  }
+
+  // A vectorized loop as explicit vector code when it qualifies (see the note above); false
+  // (nothing emitted) otherwise. Pieces: up to four whole chunks in line; more as the first
+  // chunk, a loop over the middle ones and the last one (so that a padding's border chunks and
+  // its interior are specialized apart); then halves of a chunk; each piece's stores are
+  // specialized to its range of the loop variable.
   absl::StatusOr<bool> TryEmitVectorLoop(const Stmt& s) {
     const PrimExpr& var = s->loop_var();
     const std::optional<int64_t> min = ConstInt(s->min());
@@ -1442,42 +1550,59 @@ class CodeGen {
     if (!min || !extent || *extent < 2 || lanes < 2 || var->dtype() != DType::kInt64) {
       return false;
     }
-    const Range range{*min, *min + *extent - 1};
     std::vector<Stmt> stores;
-    {
-      ScopedBinding bind(this, var.get(), b_.getInt64(static_cast<uint64_t>(*min)), range);
-      stores = VectorStores(s->body(), var.get());
-    }
-    if (stores.empty()) return false;
-    ScopedBinding bind(this, var.get(), b_.getInt64(static_cast<uint64_t>(*min)), range);
-    int64_t pos = *min;
+    std::function<bool(const Stmt&)> collect = [&](const Stmt& st) {
+      if (st == nullptr) return true;
+      if (st->kind() == StmtKind::kSeq) {
+        for (const Stmt& c : st->seq()) {
+          if (!collect(c)) return false;
+        }
+        return true;
+      }
+      if (st->kind() != StmtKind::kStore) return false;
+      stores.push_back(st);
+      return true;
+    };
+    if (!collect(s->body()) || stores.empty()) return false;
+    struct Piece {
+      int64_t lo, hi;
+      int width;
+      bool loop;
+    };
+    std::vector<Piece> pieces;
     const int64_t end = *min + *extent;
     const int64_t full = *extent / lanes;
+    int64_t pos = *min;
     if (full > 4) {
-      // Whole chunks in a loop (not vectorized again: it is vector code already).
-      llvm::MDNode* md =
-          LoopMetadata({LoopProperty("llvm.loop.vectorize.width", ConstMd(b_.getInt32Ty(), 1))});
-      RETURN_IF_ERROR(EmitLoop(
-          b_.getInt64(0), b_.getInt64(static_cast<uint64_t>(full)),
-          [&](llvm::Value* c) {
-            llvm::Value* start = b_.CreateAdd(b_.getInt64(static_cast<uint64_t>(*min)),
-                                              b_.CreateMul(c, b_.getInt64(lanes)));
-            return EmitVectorChunk(stores, var.get(), start, lanes);
-          },
-          md));
-      pos += full * lanes;
-    }
-    for (int width = lanes; pos < end;) {
-      while (width > end - pos) width /= 2;
-      if (width == 1) {
-        ScopedBinding lane(this, var.get(), b_.getInt64(static_cast<uint64_t>(pos)),
-                           Range{pos, pos});
-        for (const Stmt& st : stores) RETURN_IF_ERROR(EmitStore(st));
-      } else {
-        RETURN_IF_ERROR(
-            EmitVectorChunk(stores, var.get(), b_.getInt64(static_cast<uint64_t>(pos)), width));
+      pieces.push_back({pos, pos + lanes, lanes, false});
+      pieces.push_back({pos + lanes, pos + (full - 1) * lanes, lanes, true});
+      pieces.push_back({pos + (full - 1) * lanes, pos + full * lanes, lanes, false});
+    } else {
+      for (int64_t c = 0; c < full; ++c) {
+        pieces.push_back({pos + c * lanes, pos + (c + 1) * lanes, lanes, false});
       }
-      pos += width;
+    }
+    pos += full * lanes;
+    for (int width = lanes; pos < end; pos += width) {
+      while (width > end - pos) width /= 2;
+      pieces.push_back({pos, pos + width, width, false});
+    }
+    // Worth it when the largest piece has a vector form.
+    const Piece* main = &pieces[0];
+    for (const Piece& p : pieces) {
+      if (p.hi - p.lo > main->hi - main->lo) main = &p;
+    }
+    {
+      std::vector<Stmt> spec = Specialize(stores, var.get(), main->lo, main->hi - 1);
+      ScopedBinding bind(this, var.get(), b_.getInt64(static_cast<uint64_t>(main->lo)),
+                         Range{main->lo, main->hi - 1});
+      if (main->width < 2) return false;
+      for (const Stmt& st : spec) {
+        if (!VectorizableStore(st, var.get())) return false;
+      }
+    }
+    for (const Piece& p : pieces) {
+      RETURN_IF_ERROR(EmitVectorPiece(stores, var.get(), p.lo, p.hi, p.width, p.loop));
     }
     return true;
   }

@@ -19,7 +19,9 @@
 //     contiguous, loop-invariant, or one scalar load per lane; float arithmetic, comparisons,
 //     selects of in-bounds values, math intrinsics) as explicit vector code: chunks of the target's
 //     float32 lanes, then halves, then scalars, each lane one iteration (register tiles of a
-//     schedule stay whole vectors); any other kVectorized loop with llvm.loop.vectorize.enable,
+//     schedule stay whole vectors), each piece specialized to its range of the loop variable
+//     (a padded row's interior needs no select); any other kVectorized loop with
+//     llvm.loop.vectorize.enable,
 //     width = the target's float32 lanes, and parallel-access
 //     metadata (the loop IR guarantees no loop-carried dependence; the conditions of a guarded
 //     body that bound a long loop's variable, as split tails make, become its bounds, so that
@@ -27,7 +29,10 @@
 //     internal `void body(int64_t begin, int64_t end, void* closure)` called through
 //     RelayParallelFor (a parallel loop inside a parallel loop's body runs serially, as the
 //     runtime would run it anyway);
-//   - arithmetic is strict IEEE (no fast-math); integer division truncates, floordiv/floormod
+//   - arithmetic is strict IEEE (no fast-math), except that a float32 product added to or
+//     subtracted from a value is llvm.fmuladd (one rounding on targets with FMA: x86-64-avx2,
+//     -avx512; two on x86-64): fixed by the loop IR, so a kernel gives the same bits on every
+//     machine of a target; integer division truncates, floordiv/floormod
 //     round toward negative infinity; an integer division by zero gives 0 rather than a trap;
 //     float min/max propagate NaN (numpy's maximum/minimum); float -> int casts truncate and
 //     saturate (NaN gives 0); float comparisons are ordered except != (NaN != x is true);

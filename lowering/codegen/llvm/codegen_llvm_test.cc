@@ -533,6 +533,73 @@ TEST_P(CodegenTest, IntrinsicsMatchLibm) {
   EXPECT_EQ((*outs[9])[4], 4.0f);
 }
 
+// x*x + y is llvm.fmuladd: rounded once where the target has FMA, twice where it has not. With
+// x = 1 + 2^-12 and y = -(1 + 2^-11), x*x = 1 + 2^-11 + 2^-24 exactly: fused, the sum is
+// 2^-24; rounded first (to 1 + 2^-11, a tie to even), it is 0. Serial and vector code agree.
+TEST_P(CodegenTest, MultiplyAddRoundsOnceWithFma) {
+  const int64_t n = 16;
+  Buffer x = Param("x", DT::kFloat32, n), y = Param("y", DT::kFloat32, n);
+  Buffer out = Param("out", DT::kFloat32, n);
+  const bool fma = target_.name != "x86-64";
+  for (ForKind kind : {ForKind::kSerial, ForKind::kVectorized}) {
+    PrimExpr i = tir::MakeVar("i");
+    LoadedKernel k =
+        LoadOrDie(Func("k_fma_" + std::to_string(static_cast<int>(kind)), {x, y, out}, 2,
+                       For(i, n, tir::MakeStore(out, i, Ld(x, i) * Ld(x, i) + Ld(y, i)), kind)),
+                  target_);
+    ASSERT_NE(k.fn, nullptr);
+    AlignedArray<float> xb(std::vector<float>(n, 1.0f + 0x1p-12f)),
+        yb(std::vector<float>(n, -(1.0f + 0x1p-11f))), ob(n);
+    ASSERT_EQ(k.Call({xb.data(), yb.data(), ob.data()}), 0);
+    for (int64_t j = 0; j < n; ++j) EXPECT_EQ(ob[j], fma ? 0x1p-24f : 0.0f) << j;
+  }
+  PrimExpr i = tir::MakeVar("i");
+  absl::StatusOr<std::string> ir = EmitLLVMText(
+      Func("k_fma_ir", {x, y, out}, 2,
+           For(i, n, tir::MakeStore(out, i, Ld(x, i) * Ld(x, i) + Ld(y, i)), ForKind::kSerial)),
+      target_, /*optimize=*/false);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_THAT(*ir, HasSubstr("@llvm.fmuladd.f32"));
+}
+
+// A padded row, out[i] = x[i - 1] inside, 0 on the border: the vector code is specialized per
+// piece of the row, so the interior is plain vector loads (no select, no per-lane clamp), and
+// the result is the serial loop's.
+PrimFunc PadRowFunc(int64_t n, ForKind kind) {
+  Buffer x = Param("x", DT::kFloat32, n - 2), out = Param("out", DT::kFloat32, n);
+  PrimExpr i = tir::MakeVar("i");
+  PrimExpr inside =
+      Bin(ExprKind::kAnd, Bin(ExprKind::kGE, i, I(1)), Bin(ExprKind::kLT, i, I(n - 1)));
+  PrimExpr clamped = Bin(ExprKind::kMin, Bin(ExprKind::kMax, i - I(1), I(0)), I(n - 3));
+  return Func(
+      "k_pad_" + std::to_string(n) + "_" + std::to_string(static_cast<int>(kind)), {x, out}, 1,
+      For(i, n, tir::MakeStore(out, i, tir::MakeSelect(inside, Ld(x, clamped), F(0))), kind));
+}
+
+TEST(CodegenIrTest, PaddedRowInteriorIsPlainVectorLoads) {
+  absl::StatusOr<std::string> ir = EmitLLVMText(PadRowFunc(114, ForKind::kVectorized),
+                                                GetTarget("x86-64-avx2"), /*optimize=*/false);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_THAT(*ir, HasSubstr("load <8 x float>, <8 x float>*"));
+}
+
+TEST_P(CodegenTest, PaddedRowsMatchSerialLoops) {
+  for (int64_t n : {9, 30, 58, 114}) {
+    SCOPED_TRACE(n);
+    std::vector<float> xv(static_cast<size_t>(n - 2));
+    for (size_t j = 0; j < xv.size(); ++j) xv[j] = 1.0f + static_cast<float>(j);
+    for (ForKind kind : {ForKind::kSerial, ForKind::kVectorized}) {
+      LoadedKernel k = LoadOrDie(PadRowFunc(n, kind), target_);
+      ASSERT_NE(k.fn, nullptr);
+      AlignedArray<float> xb(xv), ob(n);
+      ASSERT_EQ(k.Call({xb.data(), ob.data()}), 0);
+      for (int64_t j = 0; j < n; ++j) {
+        EXPECT_EQ(ob[j], j == 0 || j == n - 1 ? 0.0f : xv[static_cast<size_t>(j - 1)]) << j;
+      }
+    }
+  }
+}
+
 // exp and erf are inline polynomials: within 1e-7 (exp, relative, normal range) and 4e-7
 // (erf) of libm over a sweep, with the special values right (inf, -inf, NaN, overflow,
 // subnormal and zero results), and the same bits in serial and vector code.
@@ -866,12 +933,13 @@ TEST_P(CodegenTest, ExplicitVectorLoopsMatchSerialLoops) {
     Buffer out = Param("out", DT::kFloat32, lo + n), out2 = Param("out2", DT::kFloat32, lo + n);
     auto make = [&](ForKind kind) {
       PrimExpr i = tir::MakeVar("i");
-      PrimExpr x = Ld(a, i * I(2) + I(1));  // strided
+      PrimExpr x = Ld(a, i * I(2) + I(1));  // strided, the last element at the buffer's end
+      PrimExpr x0 = Ld(a, i * I(2));        // strided, one element to spare: a wide load
       PrimExpr y = Ld(b, i);                // contiguous
       PrimExpr u = Ld(b, I(1));             // uniform
       PrimExpr v = Bin(ExprKind::kMax, x * u - y, F(-0.5));
       PrimExpr sel = tir::MakeSelect(Bin(ExprKind::kLT, x, y), v, y * F(0.25));
-      Stmt s1 = tir::MakeStore(out, i, sel + tir::MakeCall("exp", {y}, DT::kFloat32));
+      Stmt s1 = tir::MakeStore(out, i, sel + tir::MakeCall("exp", {y}, DT::kFloat32) * x0);
       Stmt s2 = tir::MakeStore(out2, i - I(1) + I(1),
                                Ld(out, i) + tir::MakeCall("erf", {x}, DT::kFloat32));
       return Func("k_vec_" + std::to_string(static_cast<int>(kind)), {a, b, out, out2}, 2,
