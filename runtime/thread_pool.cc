@@ -58,16 +58,12 @@ void RunSerial(int64_t n, RelayParallelBody body, void* closure) {
 struct alignas(64) ThreadPool::Worker {
   ThreadPool* pool = nullptr;
   pthread_t thread{};
-  // Bumped by the caller after it wrote the chunk fields below; the worker runs one chunk per
-  // bump. The caller writes the fields only while the worker is idle (it waits for every posted
-  // chunk before it posts again), so they need no lock.
+  // Bumped by the caller after it wrote the pool's loop fields; per bump the worker takes
+  // chunks of that loop until none is left. The caller writes the fields only while the worker
+  // is idle (it waits for every posted worker before it posts again), so they need no lock.
   std::atomic<uint64_t> seq{0};
   std::atomic<bool> stop{false};
   std::atomic<bool> sleeping{false};
-  int64_t begin = 0;
-  int64_t end = 0;
-  RelayParallelBody body = nullptr;
-  void* closure = nullptr;
   pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
   pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 
@@ -100,6 +96,22 @@ void ChunkRange(int64_t n, int chunks, int k, int64_t* begin, int64_t* end) {
 }
 
 bool InParallelRegion() { return tls_parallel_depth > 0; }
+
+int64_t NumChunks(int64_t n, int threads) {
+  if (threads <= 1) return std::min<int64_t>(std::max<int64_t>(n, 0), 1);
+  if (n <= threads) return std::max<int64_t>(n, 0);
+  return std::min<int64_t>(n, static_cast<int64_t>(threads) * kChunksPerThread);
+}
+
+void ThreadPool::RunChunks() {
+  for (;;) {
+    const int64_t c = next_chunk_.fetch_add(1, std::memory_order_relaxed);
+    if (c >= loop_chunks_) return;
+    int64_t begin, end;
+    ChunkRange(loop_n_, static_cast<int>(loop_chunks_), static_cast<int>(c), &begin, &end);
+    loop_body_(begin, end, loop_closure_);
+  }
+}
 
 ThreadPool::ThreadPool(int num_threads) { Start(num_threads); }
 
@@ -166,8 +178,8 @@ void* ThreadPool::WorkerMain(void* arg) {
     }
     if (w->stop.load()) return nullptr;
     seen = w->seq.load(std::memory_order_acquire);
-    w->body(w->begin, w->end, w->closure);
     ThreadPool* pool = w->pool;
+    pool->RunChunks();
     if (pool->pending_.fetch_sub(1) == 1) pool->WakeCaller();
   }
 }
@@ -191,25 +203,26 @@ void ThreadPool::ParallelFor(int64_t n, RelayParallelBody body, void* closure) {
     RunSerial(n, body, closure);
     return;
   }
-  const int chunks =
-      static_cast<int>(std::min<int64_t>(n, static_cast<int64_t>(workers_.size()) + 1));
-  pending_.store(chunks - 1);
-  for (int k = 1; k < chunks; ++k) {
-    Worker* w = workers_[k - 1].get();
-    ChunkRange(n, chunks, k, &w->begin, &w->end);
-    w->body = body;
-    w->closure = closure;
-    w->seq.fetch_add(1);
+  const int64_t threads = static_cast<int64_t>(workers_.size()) + 1;
+  const int64_t chunks = NumChunks(n, static_cast<int>(threads));
+  loop_n_ = n;
+  loop_chunks_ = chunks;
+  loop_body_ = body;
+  loop_closure_ = closure;
+  next_chunk_.store(0, std::memory_order_relaxed);
+  const int helpers = static_cast<int>(std::min<int64_t>(chunks, threads) - 1);
+  pending_.store(helpers);
+  for (int k = 0; k < helpers; ++k) {
+    Worker* w = workers_[static_cast<size_t>(k)].get();
+    w->seq.fetch_add(1);  // publishes the loop fields above
     if (w->sleeping.load()) {
       pthread_mutex_lock(&w->mu);
       pthread_cond_signal(&w->cv);
       pthread_mutex_unlock(&w->mu);
     }
   }
-  int64_t begin, end;
-  ChunkRange(n, chunks, 0, &begin, &end);
   ++tls_parallel_depth;
-  body(begin, end, closure);
+  RunChunks();
   --tls_parallel_depth;
 
   if (!SpinUntil([&] { return pending_.load(std::memory_order_acquire) == 0; })) {

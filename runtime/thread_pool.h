@@ -35,6 +35,11 @@ namespace relay::runtime {
 // RELAY_NUM_THREADS) are clamped, so a typo cannot create a million threads.
 inline constexpr int kMaxThreads = 1024;
 
+// A loop of more iterations than threads is cut into up to this many chunks per thread, which
+// the threads take one at a time: a thread slowed down (by other work on its core, or a heavier
+// part of the loop) takes fewer, and the loop does not wait on it.
+inline constexpr int kChunksPerThread = 4;
+
 // The default thread count: RELAY_NUM_THREADS when it is a whole decimal number >= 1 (clamped to
 // kMaxThreads), else the number of online CPUs (at least 1). Read from the environment on every
 // call, so a test (or a program) may change the variable and then call RelaySetNumThreads(0).
@@ -48,6 +53,11 @@ void ChunkRange(int64_t n, int chunks, int k, int64_t* begin, int64_t* end);
 // True while the calling thread runs inside a parallel loop (a body, on the caller or on a
 // worker): then ParallelFor runs serially.
 bool InParallelRegion();
+
+// How many chunks a loop of n iterations is cut into on `threads` threads: one on one thread,
+// n when n <= threads (one iteration each), else min(n, threads * kChunksPerThread); 0 when
+// n <= 0.
+int64_t NumChunks(int64_t n, int threads);
 
 // A pool of `num_threads - 1` workers; the thread that calls ParallelFor is the last one.
 // Thread-safe: concurrent ParallelFor calls from different threads are correct (one of them
@@ -67,10 +77,11 @@ class ThreadPool {
   // Threads that run a loop, the caller included (>= 1).
   int num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
 
-  // Runs body(begin, end, closure) over ChunkRange(n, c, k) for k in [0, c), c = min(n,
-  // num_threads()), each chunk once, and returns when all are done. The caller runs chunk 0.
-  // Serial (one call body(0, n)) when n is 1, the pool has one thread, the pool is busy with
-  // another thread's loop, or the caller is itself inside a loop (nested). n <= 0: no call.
+  // Runs body(begin, end, closure) over ChunkRange(n, c, k) for k in [0, c), c = NumChunks(n,
+  // num_threads()), each chunk once, and returns when all are done. The caller and the workers
+  // take chunks in order from a shared counter. Serial (one call body(0, n)) when n is 1, the
+  // pool has one thread, the pool is busy with another thread's loop, or the caller is itself
+  // inside a loop (nested). n <= 0: no call.
   void ParallelFor(int64_t n, RelayParallelBody body, void* closure);
 
   // Stops the workers and starts num_threads - 1 new ones (clamped as in the constructor).
@@ -84,6 +95,8 @@ class ThreadPool {
   void Start(int num_threads);
   void Stop();
   static void* WorkerMain(void* arg);
+  // Takes and runs chunks of the current loop until none is left.
+  void RunChunks();
   void WakeCaller();
 
   std::atomic<int> num_threads_{1};
@@ -92,7 +105,14 @@ class ThreadPool {
   // Held by the thread whose loop uses the workers (and by Resize/Stop).
   pthread_mutex_t run_mu_ = PTHREAD_MUTEX_INITIALIZER;
 
-  // Chunks not yet finished by workers in the current loop.
+  // The current loop, written by its caller before it wakes the workers (the workers' `seq`
+  // publishes them), and the next chunk to take.
+  int64_t loop_n_ = 0;
+  int64_t loop_chunks_ = 0;
+  RelayParallelBody loop_body_ = nullptr;
+  void* loop_closure_ = nullptr;
+  alignas(64) std::atomic<int64_t> next_chunk_{0};
+  // Workers of the current loop that have not yet run out of chunks.
   alignas(64) std::atomic<int> pending_{0};
   std::atomic<bool> caller_sleeping_{false};
   pthread_mutex_t done_mu_ = PTHREAD_MUTEX_INITIALIZER;

@@ -71,8 +71,8 @@ void ExpectEachIndexOnce(ThreadPool& pool, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     ASSERT_EQ(r.hits[i].load(), 1) << "index " << i << " of n=" << n;
   }
-  // Exactly min(n, threads) chunks, as ChunkRange splits them.
-  const int chunks = static_cast<int>(std::min<int64_t>(n, pool.num_threads()));
+  // Exactly NumChunks(n, threads) chunks, as ChunkRange splits them.
+  const int chunks = static_cast<int>(NumChunks(n, pool.num_threads()));
   std::set<std::pair<int64_t, int64_t>> expected;
   for (int k = 0; k < chunks && n > 0; ++k) {
     int64_t begin, end;
@@ -82,6 +82,47 @@ void ExpectEachIndexOnce(ThreadPool& pool, int64_t n) {
   std::set<std::pair<int64_t, int64_t>> got(r.chunks.begin(), r.chunks.end());
   ASSERT_EQ(r.chunks.size(), expected.size()) << "n=" << n;
   ASSERT_EQ(got, expected) << "n=" << n;
+}
+
+TEST(NumChunks, OnePerIterationThenSeveralPerThread) {
+  EXPECT_EQ(NumChunks(0, 2), 0);
+  EXPECT_EQ(NumChunks(1, 2), 1);
+  EXPECT_EQ(NumChunks(2, 2), 2);
+  EXPECT_EQ(NumChunks(3, 2), 3);
+  EXPECT_EQ(NumChunks(2 * kChunksPerThread, 2), 2 * kChunksPerThread);
+  EXPECT_EQ(NumChunks(1000, 2), 2 * kChunksPerThread);
+  EXPECT_EQ(NumChunks(1000, 1), 1);
+  EXPECT_EQ(NumChunks(-3, 2), 0);
+}
+
+// A thread kept busy elsewhere does not hold the loop up: the other threads take its share.
+// Chunk 0 (taken first, by whichever thread) blocks until every other chunk has run.
+TEST(ThreadPool, ABlockedThreadsShareIsTakenByTheOthers) {
+  ThreadPool pool(2);
+  const int64_t n = 2 * kChunksPerThread;
+  struct State {
+    std::atomic<int> done{0};
+    std::atomic<bool> timed_out{false};
+  } state;
+  pool.ParallelFor(
+      n,
+      [](int64_t begin, int64_t, void* c) {
+        auto* st = static_cast<State*>(c);
+        if (begin == 0) {
+          const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+          while (st->done.load() < static_cast<int>(2 * kChunksPerThread) - 1) {
+            if (std::chrono::steady_clock::now() > deadline) {
+              st->timed_out = true;
+              break;
+            }
+            std::this_thread::yield();
+          }
+        }
+        st->done.fetch_add(1);
+      },
+      &state);
+  EXPECT_FALSE(state.timed_out) << "the other thread did not take the remaining chunks";
+  EXPECT_EQ(state.done.load(), static_cast<int>(n));
 }
 
 TEST(ThreadPool, EveryIndexExactlyOnce) {

@@ -239,6 +239,8 @@ class DefaultStrategy {
       }
       if (IsReduce(*s)) {
         RETURN_IF_ERROR(ScheduleAnchor(s.get(), target_));
+      } else if (IsConvPad(*s)) {
+        RETURN_IF_ERROR(SchedulePad(s.get()));
       } else {
         RETURN_IF_ERROR(ScheduleInjective(s.get(), target_));
       }
@@ -296,12 +298,18 @@ class DefaultStrategy {
     std::vector<Stage*> attach = Attachable(o);
     if (attach.empty()) return ScheduleInjective(o, target_);
     ConvShape conv;
-    if (attach.size() == 1 && IsConv2D(*attach[0], &conv) && conv.groups == 1 &&
+    if (attach.size() == 1 && IsConv2D(*attach[0], &conv) &&
+        (conv.groups == 1 ||
+         (conv.in_channels_per_group == 1 && conv.out_channels == conv.groups)) &&
         o->num_axes() == 4 && o->op()->shape() == attach[0]->op()->shape()) {
       done->insert(attach[0]);
-      if (IsPointwiseConv(*attach[0], conv) && o->extent(o->axis(3)) % Lanes(*o, target_) != 0) {
+      const int64_t lanes = Lanes(*o, target_);
+      if (IsPointwiseConv(*attach[0], conv) && o->extent(o->axis(3)) % lanes != 0) {
         RETURN_IF_ERROR(SchedulePointwiseConv(attach[0]));
         return ScheduleInjective(o, target_);
+      }
+      if (conv.groups == 1 && o->extent(o->axis(3)) < lanes && o->extent(o->axis(1)) % lanes == 0) {
+        return ScheduleConvChannelVector(o, attach[0]);
       }
       return ScheduleConvOutput(o, attach[0], conv);
     }
@@ -353,24 +361,36 @@ class DefaultStrategy {
     const int64_t channels = o->extent(o->axis(1));
     const int64_t height = o->extent(o->axis(2));
     const int64_t width = o->extent(o->axis(3));
-    const int64_t cb = DivisorAtMost(channels, 4);
-    const int64_t hb = std::min<int64_t>(height, 2);
+    // A depthwise conv (one input channel per output channel) reuses nothing across channels:
+    // one channel, more rows (which share input rows).
+    const bool depthwise = shape.groups > 1 && shape.in_channels_per_group == 1;
+    const int64_t cb = depthwise ? 1 : DivisorAtMost(channels, 4);
+    const int64_t hb = std::min<int64_t>(height, depthwise ? 4 : 2);
     const int64_t vw = std::min(width, lanes);
-    (void)shape;
     Loop n = o->axis(0);
     ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), cb));
     ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), hb, TailStrategy::kShiftInwards));
     ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), vw, TailStrategy::kShiftInwards));
-    // Spatial tiles outside, channel blocks inside: a tile's input rows stay in cache while
-    // every block of output channels reads them; the weights stream.
-    RETURN_IF_ERROR(o->Reorder({n, h.first, w.first, c.first, h.second, c.second, w.second}));
-    ASSIGN_OR_RETURN(Loop nh, o->Fuse(n, h.first));
-    ASSIGN_OR_RETURN(Loop nhw, o->Fuse(nh, w.first));
-    RETURN_IF_ERROR(o->Parallel(nhw));
+    Loop at = c.first;
+    if (depthwise) {
+      // Channels outside: a channel's plane stays in cache while its tiles are computed.
+      RETURN_IF_ERROR(o->Reorder({n, c.first, h.first, w.first, h.second, c.second, w.second}));
+      ASSIGN_OR_RETURN(Loop nc, o->Fuse(n, c.first));
+      ASSIGN_OR_RETURN(Loop nch, o->Fuse(nc, h.first));
+      RETURN_IF_ERROR(o->Parallel(nch));
+      at = w.first;
+    } else {
+      // Spatial tiles outside, channel blocks inside: a tile's input rows stay in cache while
+      // every block of output channels reads them; the weights stream.
+      RETURN_IF_ERROR(o->Reorder({n, h.first, w.first, c.first, h.second, c.second, w.second}));
+      ASSIGN_OR_RETURN(Loop nh, o->Fuse(n, h.first));
+      ASSIGN_OR_RETURN(Loop nhw, o->Fuse(nh, w.first));
+      RETURN_IF_ERROR(o->Parallel(nhw));
+    }
     RETURN_IF_ERROR(o->Unroll(h.second));
     RETURN_IF_ERROR(o->Unroll(c.second));
     RETURN_IF_ERROR(o->Vectorize(w.second));
-    RETURN_IF_ERROR(conv->ComputeAt(o, c.first));
+    RETURN_IF_ERROR(conv->ComputeAt(o, at));
     // The accumulator's loops inside the reduction: rows and channels unrolled, the vector of
     // columns innermost.
     RETURN_IF_ERROR(
@@ -379,6 +399,36 @@ class DefaultStrategy {
     RETURN_IF_ERROR(conv->Unroll(conv->axis(2)));
     RETURN_IF_ERROR(conv->Unroll(conv->axis(1)));
     return conv->Vectorize(conv->axis(3));
+  }
+
+  // Note on narrow convs. When a row is shorter than a vector (7x7 maps under AVX2), the
+  // vector runs over output channels instead: a tile of one vector of channels x rows x the
+  // whole row, each input element broadcast, each weight vector gathered lane by lane (OIHW
+  // keeps a channel's weights apart) and reused by every pixel of the tile:
+  //
+  //   for n.h.c.o fused parallel:
+  //     for rc, ry, rx:  for h, w unrolled, c vectorized:  acc[h, w, c] += pad[..] * W[c, ..]
+  //     for h, w unrolled, c vectorized:  out[c, h, w] = epilogue(acc)      (strided stores)
+  absl::Status ScheduleConvChannelVector(Stage* o, Stage* conv) {
+    const int64_t lanes = Lanes(*o, target_);
+    // One row of pixels per tile: 7 accumulators, a weight vector and a broadcast in registers.
+    Loop n = o->axis(0), w = o->axis(3);
+    ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), lanes));
+    ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), 1));
+    RETURN_IF_ERROR(o->Reorder({n, h.first, c.first, h.second, w, c.second}));
+    ASSIGN_OR_RETURN(Loop nh, o->Fuse(n, h.first));
+    ASSIGN_OR_RETURN(Loop nhc, o->Fuse(nh, c.first));
+    RETURN_IF_ERROR(o->Parallel(nhc));
+    RETURN_IF_ERROR(o->Unroll(h.second));
+    RETURN_IF_ERROR(o->Unroll(w));
+    RETURN_IF_ERROR(o->Vectorize(c.second));
+    RETURN_IF_ERROR(conv->ComputeAt(o, nhc));
+    RETURN_IF_ERROR(
+        conv->Reorder({conv->axis(0), conv->reduce_axis(0), conv->reduce_axis(1),
+                       conv->reduce_axis(2), conv->axis(2), conv->axis(3), conv->axis(1)}));
+    RETURN_IF_ERROR(conv->Unroll(conv->axis(2)));
+    RETURN_IF_ERROR(conv->Unroll(conv->axis(3)));
+    return conv->Vectorize(conv->axis(1));
   }
 
   // A 1x1 convolution with stride 1 and no padding reads its input at the output's own (h, w):
@@ -395,7 +445,7 @@ class DefaultStrategy {
   // last one shifted back), into a full local buffer; the epilogue is then its own vectorized
   // pass over that buffer:
   //
-  //   for n.c.oo fused parallel, hw.o, rc.o, c.o, rc.i:
+  //   for n.c.oo.hw.o fused parallel, rc.o, c.o, rc.i:
   //     for c unrolled, hw.i vectorized:  conv[c, hw] += data[rc, hw] * W[c, rc]
   //   for ... vectorized:  out = epilogue(conv)
   absl::Status SchedulePointwiseConv(Stage* conv) {
@@ -406,13 +456,19 @@ class DefaultStrategy {
     ASSIGN_OR_RETURN(auto c, conv->Split(conv->axis(1), cb));
     // Blocks of 32 channel tiles (the parallel loop) and of 128 input channels (rc.o): a
     // strip's 128 input rows stay in L1 while every channel tile of the block reads them.
-    ASSIGN_OR_RETURN(auto cc, conv->Split(c.first, 32));
-    ASSIGN_OR_RETURN(auto k, conv->Split(conv->reduce_axis(0), 128));
+    // (Divisors: a tail guard inside the reduction would keep LLVM from holding the
+    // accumulators in registers.)
+    ASSIGN_OR_RETURN(auto cc, conv->Split(c.first, DivisorAtMost(conv->extent(c.first), 32)));
+    ASSIGN_OR_RETURN(auto k, conv->Split(conv->reduce_axis(0),
+                                         DivisorAtMost(conv->extent(conv->reduce_axis(0)), 128)));
     RETURN_IF_ERROR(
         conv->Reorder({conv->axis(0), cc.first, strip.first, k.first, cc.second, k.second,
                        conv->reduce_axis(1), conv->reduce_axis(2), c.second, strip.second}));
+    // Channel blocks and strips together are the parallel loop (a block may hold every
+    // channel: 96 outputs make one block of 24 tiles).
     ASSIGN_OR_RETURN(Loop nc, conv->Fuse(conv->axis(0), cc.first));
-    RETURN_IF_ERROR(conv->Parallel(nc));
+    ASSIGN_OR_RETURN(Loop ncs, conv->Fuse(nc, strip.first));
+    RETURN_IF_ERROR(conv->Parallel(ncs));
     RETURN_IF_ERROR(conv->Unroll(c.second));
     return conv->Vectorize(strip.second);
   }
@@ -535,6 +591,18 @@ class DefaultStrategy {
     RETURN_IF_ERROR(r->Unroll(r->axis(na - 1)));
     RETURN_IF_ERROR(r->Vectorize(k.second));
     return true;
+  }
+
+  // A convolution's padding, materialized: one padded row per iteration of the parallel loop,
+  // the row vectorized whole (code generation specializes its border and interior vectors, so
+  // the interior copies the input row without selects).
+  static absl::Status SchedulePad(Stage* pad) {
+    Loop rows = pad->axis(0);
+    for (int d = 1; d + 1 < pad->num_axes(); ++d) {
+      ASSIGN_OR_RETURN(rows, pad->Fuse(rows, pad->axis(d)));
+    }
+    RETURN_IF_ERROR(pad->Parallel(rows));
+    return pad->Vectorize(pad->axis(pad->num_axes() - 1));
   }
 
   // The axes of `o` that its reads of `r` index with.
