@@ -78,7 +78,11 @@ struct StageInfo {
   Buffer buffer;
   bool is_output = false;
   std::vector<PrimExpr> origin;  // per spatial axis: the first index stored
-  std::vector<int64_t> region;   // per spatial axis: how many indices are stored
+  // The spatial axes in storage order, outermost first: an attached stage's buffer follows its
+  // loop nest (the axis of its innermost loop varies fastest, so a vectorized axis is
+  // contiguous); other buffers are row-major.
+  std::vector<size_t> order;
+  std::vector<int64_t> region;  // per spatial axis: how many indices are stored
 
   // Attachment.
   StageInfo* parent = nullptr;
@@ -451,6 +455,13 @@ class Lowerer {
       }
       for (size_t k = 0; k < st.relations().size(); ++k) {
         const int outer = st.relations()[k].outer.id;
+        if (split_shifted[k] && ParallelLoopFrom(st, outer)) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              name_, ": stage ", op->name(), ": the shift-inwards split of loop ",
+              st.info(st.relations()[k].parent).name,
+              " has its outer loop in a parallel loop (two threads would accumulate the shifted "
+              "points)"));
+        }
         if (split_shifted[k] &&
             leaf_pos[static_cast<size_t>(outer)] >= static_cast<int>(first_reduce)) {
           return absl::FailedPreconditionError(absl::StrCat(
@@ -483,12 +494,47 @@ class Lowerer {
           s->value[static_cast<size_t>(st.reduce_axis(j).id)];
     }
 
+    s->order.clear();
+    for (int d = 0; d < na; ++d) s->order.push_back(static_cast<size_t>(d));
+    if (s->kind == StageInfo::Kind::kAttached) {
+      std::stable_sort(s->order.begin(), s->order.end(), [&](size_t a, size_t b) {
+        return leaf_pos[static_cast<size_t>(st.axis(static_cast<int>(a)).id)] <
+               leaf_pos[static_cast<size_t>(st.axis(static_cast<int>(b)).id)];
+      });
+    }
     if (s->buffer == nullptr) {
-      s->buffer = BufferNode::Make(Fresh(&buffer_names_, op->name()), op->dtype(), s->region,
+      std::vector<int64_t> shape;
+      for (size_t d : s->order) shape.push_back(s->region[d]);
+      s->buffer = BufferNode::Make(Fresh(&buffer_names_, op->name()), op->dtype(), shape,
                                    BufferNode::Scope::kLocal);
     }
     s->laid_out = true;
     return absl::OkStatus();
+  }
+
+  // Whether loop `id` of `st`, or a loop made from it by splits and fuses, is parallel.
+  static bool ParallelLoopFrom(const Stage& st, int id) {
+    if (st.info(schedule::Loop{id}).annotation == LoopAnnotation::kParallel) return true;
+    for (const auto& rel : st.relations()) {
+      if (rel.kind == Stage::Relation::Kind::kSplit && rel.parent.id == id) {
+        if (ParallelLoopFrom(st, rel.outer.id) || ParallelLoopFrom(st, rel.inner.id)) return true;
+      }
+      if (rel.kind == Stage::Relation::Kind::kFuse && (rel.outer.id == id || rel.inner.id == id)) {
+        if (ParallelLoopFrom(st, rel.parent.id)) return true;
+      }
+    }
+    return false;
+  }
+
+  // The flat index of `coords` (one per spatial axis, relative to the region) in s's buffer.
+  static PrimExpr StorageIndex(const StageInfo* s, const std::vector<PrimExpr>& coords) {
+    std::vector<PrimExpr> idx;
+    std::vector<int64_t> shape;
+    for (size_t d : s->order) {
+      idx.push_back(coords[d]);
+      shape.push_back(s->region[d]);
+    }
+    return Flat(idx, shape);
   }
 
   PrimExpr LowerReads(const PrimExpr& e) {
@@ -500,7 +546,7 @@ class Lowerer {
       RELAY_CHECK(t->kind != StageInfo::Kind::kInline, "read of an inlined stage left");
       if (t->kind == StageInfo::Kind::kAttached) {
         for (size_t d = 0; d < idx.size(); ++d) idx[d] = idx[d] - t->origin[d];
-        return tir::MakeLoad(t->buffer, Flat(idx, t->region));
+        return tir::MakeLoad(t->buffer, StorageIndex(t, idx));
       }
       return tir::MakeLoad(t->buffer, Flat(idx, t->op->shape()));
     });
@@ -521,7 +567,7 @@ class Lowerer {
     for (int d = 0; d < st.num_axes(); ++d) {
       coords.push_back(s->value[static_cast<size_t>(st.axis(d).id)]);
     }
-    PrimExpr index = Flat(coords, s->region);
+    PrimExpr index = StorageIndex(s, coords);
     PrimExpr source = s->is_reduce ? s->expanded->operands()[0] : s->expanded;
     source = LowerReads(tir::Substitute(source, s->axis_map));
     Stmt update, init;

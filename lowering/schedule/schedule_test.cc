@@ -384,6 +384,22 @@ TEST(LowerErrorTest, ShiftInwardsInsideAReduction) {
   EXPECT_THAT(std::string(f.status().message()), HasSubstr("runs inside reduction loop k"));
 }
 
+TEST(LowerErrorTest, ShiftInwardsOfAReductionInAParallelLoop) {
+  // Rows 2 and 3 of 6 in tiles of 4 belong to two tiles: on two threads at once, both would
+  // accumulate them in the output.
+  Kernel k = MatmulKernel(6, 3, 2);
+  Schedule s(k.outputs);
+  Stage* st = s[k.outputs[0]];
+  auto parts = st->Split(st->axis(0), 4, TailStrategy::kShiftInwards);
+  ASSERT_TRUE(parts.ok());
+  auto fused = st->Fuse(parts->first, parts->second);
+  ASSERT_TRUE(fused.ok());
+  ASSERT_TRUE(st->Parallel(*fused).ok());
+  auto f = LowerSchedule(s, k.Args(), "f");
+  EXPECT_EQ(f.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(f.status().message()), HasSubstr("in a parallel loop"));
+}
+
 TEST(LowerTest, DivisibleSplitHasNoGuard) {
   Tensor a = Placeholder("p0", {8}, kF32);
   Tensor b = Compute(
@@ -561,6 +577,26 @@ TEST(LowerTest, VectorizedReductionInsideATile) {
   const std::string text = Text(s, k);
   EXPECT_THAT(text, HasSubstr("allocate matmul_rf[float32 * 12]"));
   EXPECT_EQ(CompareWithDefinition(*Lower(s, k), k, 2), "") << text;
+}
+
+TEST(LowerTest, AttachedBufferIsLaidOutInLoopOrder) {
+  // The matmul tile is computed with its rows innermost (vectorized): its local buffer stores
+  // rows contiguously, [column][row], so the vector loop reads and writes whole vectors.
+  Kernel k = MatmulBiasRelu(4, 3, 2);
+  Schedule s(k.outputs);
+  Tensor mm = k.outputs[0]->inputs()[0]->inputs()[0];
+  Stage* out = s[k.outputs[0]];
+  Stage* m = s[mm];
+  ASSERT_TRUE(s[k.outputs[0]->inputs()[0]]->ComputeInline().ok());
+  auto rows = out->Split(out->axis(0), 4);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_TRUE(out->Reorder({rows->first, out->axis(1), rows->second}).ok());
+  ASSERT_TRUE(m->ComputeAt(out, rows->first).ok());
+  ASSERT_TRUE(m->Reorder({m->reduce_axis(0), m->axis(1), m->axis(0)}).ok());
+  ASSERT_TRUE(m->Vectorize(m->axis(0)).ok());
+  const std::string text = Text(s, k);
+  EXPECT_THAT(text, HasSubstr("matmul[((i1_1*4) + i0_1)] = (matmul[((i1_1*4) + i0_1)] + "));
+  EXPECT_EQ(CompareWithDefinition(*Lower(s, k), k, 4), "") << text;
 }
 
 TEST(LowerErrorTest, TwoVectorizedReductionLoops) {

@@ -56,8 +56,23 @@ int64_t Lanes(const Stage& s, const Target& target) {
   return std::max(1, target.vector_bits / bits);
 }
 
+// Whether `loop` is, or is fused from, the outer loop of a shift-inwards split that has a tail
+// (its last tile overlaps the one before).
+bool HasShiftedTiles(const Stage& s, Loop loop) {
+  for (const auto& rel : s.relations()) {
+    if (rel.kind == Stage::Relation::Kind::kFuse && rel.parent == loop) {
+      return HasShiftedTiles(s, rel.outer) || HasShiftedTiles(s, rel.inner);
+    }
+    if (rel.kind == Stage::Relation::Kind::kSplit && rel.outer == loop) {
+      return rel.tail == TailStrategy::kShiftInwards && s.extent(rel.parent) % rel.factor != 0;
+    }
+  }
+  return false;
+}
+
 // Fuses the first `fusable` leaf loops (outer spatial axes) while the first is shorter than
-// kMinParallelExtent, then marks the first leaf parallel unless it is a reduction or `vec`.
+// kMinParallelExtent, then marks the first leaf parallel unless it is a reduction or `vec`, or
+// (in a reduction) has overlapping shifted tiles, which two threads would accumulate at once.
 absl::Status FuseOuterAndParallelize(Stage* s, int fusable, Loop vec) {
   if (s->leaf_loops().empty()) return absl::OkStatus();
   for (int k = 1; k < fusable; ++k) {
@@ -68,6 +83,7 @@ absl::Status FuseOuterAndParallelize(Stage* s, int fusable, Loop vec) {
   }
   Loop first = s->leaf_loops()[0];
   if (s->info(first).reduce || first == vec) return absl::OkStatus();
+  if (IsReduce(*s) && HasShiftedTiles(*s, first)) return absl::OkStatus();
   return s->Parallel(first);
 }
 
@@ -445,7 +461,7 @@ class DefaultStrategy {
   // last one shifted back), into a full local buffer; the epilogue is then its own vectorized
   // pass over that buffer:
   //
-  //   for n.c.oo.hw.o fused parallel, rc.o, c.o, rc.i:
+  //   for n.c.oo fused parallel, hw.o, rc.o, c.o, rc.i:
   //     for c unrolled, hw.i vectorized:  conv[c, hw] += data[rc, hw] * W[c, rc]
   //   for ... vectorized:  out = epilogue(conv)
   absl::Status SchedulePointwiseConv(Stage* conv) {
@@ -454,21 +470,23 @@ class DefaultStrategy {
     ASSIGN_OR_RETURN(Loop hw, conv->Fuse(conv->axis(2), conv->axis(3)));
     ASSIGN_OR_RETURN(auto strip, conv->Split(hw, 2 * lanes, TailStrategy::kShiftInwards));
     ASSIGN_OR_RETURN(auto c, conv->Split(conv->axis(1), cb));
-    // Blocks of 32 channel tiles (the parallel loop) and of 128 input channels (rc.o): a
-    // strip's 128 input rows stay in L1 while every channel tile of the block reads them.
+    // Blocks of up to 32 channel tiles (the parallel loop) and of up to 128 input channels
+    // (rc.o): a strip's input rows stay in L1 while every channel tile of the block reads them.
     // (Divisors: a tail guard inside the reduction would keep LLVM from holding the
     // accumulators in registers.)
-    ASSIGN_OR_RETURN(auto cc, conv->Split(c.first, DivisorAtMost(conv->extent(c.first), 32)));
+    const int64_t tiles = conv->extent(c.first);
+    ASSIGN_OR_RETURN(
+        auto cc, conv->Split(c.first, DivisorAtMost(tiles, std::clamp<int64_t>(tiles / 8, 1, 32))));
     ASSIGN_OR_RETURN(auto k, conv->Split(conv->reduce_axis(0),
                                          DivisorAtMost(conv->extent(conv->reduce_axis(0)), 128)));
     RETURN_IF_ERROR(
         conv->Reorder({conv->axis(0), cc.first, strip.first, k.first, cc.second, k.second,
                        conv->reduce_axis(1), conv->reduce_axis(2), c.second, strip.second}));
-    // Channel blocks and strips together are the parallel loop (a block may hold every
-    // channel: 96 outputs make one block of 24 tiles).
+    // The channel blocks are the parallel loop (at least 8 of them when there are 8 tiles).
+    // Not the strips: the last strip overlaps the one before, and two threads accumulating the
+    // same points would race.
     ASSIGN_OR_RETURN(Loop nc, conv->Fuse(conv->axis(0), cc.first));
-    ASSIGN_OR_RETURN(Loop ncs, conv->Fuse(nc, strip.first));
-    RETURN_IF_ERROR(conv->Parallel(ncs));
+    RETURN_IF_ERROR(conv->Parallel(nc));
     RETURN_IF_ERROR(conv->Unroll(c.second));
     return conv->Vectorize(strip.second);
   }
@@ -523,8 +541,12 @@ class DefaultStrategy {
     Stage* t = o != nullptr ? o : r;  // the stage whose loops make the tile
     const int64_t m_extent = na >= 2 ? t->extent(t->axis(na - 2)) : 1;
     const int64_t n_extent = t->extent(t->axis(na - 1));
-    const int64_t mr = std::min<int64_t>(m_extent, 4);
+    // When the anchor is the output it accumulates there: no overlapping (shifted) tiles in the
+    // parallel loop, so rows come in tiles that divide them, and columns with a tail stay
+    // outside the parallel loop.
+    const int64_t mr = o == nullptr ? DivisorAtMost(m_extent, 4) : std::min<int64_t>(m_extent, 4);
     const int64_t nr = n_mode ? std::min(n_extent, 2 * lanes) : std::min<int64_t>(n_extent, 2);
+    const bool n_serial = o == nullptr && n_extent % nr != 0;
     Loop m_in, n_in, n_out;
     std::vector<Loop> outer, inner;
     for (int d = 0; d + 2 < na; ++d) outer.push_back(t->axis(d));
@@ -535,11 +557,12 @@ class DefaultStrategy {
       inner.push_back(m_in);
     }
     ASSIGN_OR_RETURN(auto nn, t->Split(t->axis(na - 1), nr, TailStrategy::kShiftInwards));
-    outer.push_back(nn.first);
+    if (!n_serial) outer.push_back(nn.first);
     n_out = nn.first;
     n_in = nn.second;
     inner.push_back(n_in);
     std::vector<Loop> order = outer;
+    if (n_serial) order.push_back(n_out);
     if (o == nullptr) {
       // The anchor is the output: its own k loop(s) go between the tile and its elements.
       if (n_mode) {
@@ -553,11 +576,13 @@ class DefaultStrategy {
     order.insert(order.end(), inner.begin(), inner.end());
     RETURN_IF_ERROR(t->Reorder(order));
     // Parallel over the fused outer loops.
-    Loop par = outer[0];
+    Loop par = outer.empty() ? n_out : outer[0];
     for (size_t i = 1; i < outer.size(); ++i) {
       ASSIGN_OR_RETURN(par, t->Fuse(par, outer[i]));
     }
-    if (outer.size() > 1 || t->extent(par) > 1) RETURN_IF_ERROR(t->Parallel(par));
+    if (!outer.empty() && (outer.size() > 1 || t->extent(par) > 1)) {
+      RETURN_IF_ERROR(t->Parallel(par));
+    }
     if (na >= 2) RETURN_IF_ERROR(t->Unroll(m_in));
     if (n_mode || o != nullptr) {
       RETURN_IF_ERROR(t->Vectorize(n_in));
