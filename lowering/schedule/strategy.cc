@@ -320,7 +320,7 @@ class DefaultStrategy {
         o->num_axes() == 4 && o->op()->shape() == attach[0]->op()->shape()) {
       done->insert(attach[0]);
       const int64_t lanes = Lanes(*o, target_);
-      if (IsPointwiseConv(*attach[0], conv) && o->extent(o->axis(3)) % lanes != 0) {
+      if (IsPointwiseConv(*attach[0], conv)) {
         RETURN_IF_ERROR(SchedulePointwiseConv(attach[0]));
         return ScheduleInjective(o, target_);
       }
@@ -364,14 +364,14 @@ class DefaultStrategy {
   // `cb` output channels x `hb` rows x one vector of columns, and the conv is computed per
   // block into a local accumulator of cb x hb vectors that LLVM keeps in registers:
   //
-  //   for n.h.o.w.o fused parallel, c.o:            (w.o: strips of a vector, the last shifted
-  //     for rc, ry, rx:                               back inside the row: no tail guards)
-  //       for h, c unrolled, w vectorized:  acc[c, h, w] += pad[rc, h + ry, w + rx] * W[c, rc, ry,
-  //       rx]
+  //   for n.h.o.w.o fused parallel, c.o:      (w.o: strips of a vector, the last shifted back
+  //     for rc, ry, rx:                         inside the row: no tail guards)
+  //       for h, c unrolled, w vectorized:  acc[c, h, w] += pad[rc, h + ry, w + rx] * W[c, ...]
   //     for h.i, c.i unrolled, w.i vectorized:  out = epilogue(acc)
   //
   // Per reduction step: hb vector loads of the input and cb broadcast weights feed cb x hb
-  // multiply-adds.
+  // multiply-adds; 4 x 2 measured best at stride 1. With a stride each input vector costs two
+  // loads and a shuffle, which 8 channels x 1 row amortize better.
   absl::Status ScheduleConvOutput(Stage* o, Stage* conv, const ConvShape& shape) {
     const int64_t lanes = Lanes(*o, target_);
     const int64_t channels = o->extent(o->axis(1));
@@ -380,8 +380,10 @@ class DefaultStrategy {
     // A depthwise conv (one input channel per output channel) reuses nothing across channels:
     // one channel, more rows (which share input rows).
     const bool depthwise = shape.groups > 1 && shape.in_channels_per_group == 1;
-    const int64_t cb = depthwise ? 1 : DivisorAtMost(channels, 4);
-    const int64_t hb = std::min<int64_t>(height, depthwise ? 4 : 2);
+    const bool strided = ConvStride(*conv, shape) > 1;
+    const int64_t cbx = strided ? 8 : 4;
+    const int64_t cb = depthwise ? 1 : DivisorAtMost(channels, cbx);
+    const int64_t hb = std::min<int64_t>(height, depthwise ? 4 : (strided ? 1 : 2));
     const int64_t vw = std::min(width, lanes);
     Loop n = o->axis(0);
     ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), cb));
@@ -447,6 +449,15 @@ class DefaultStrategy {
     return conv->Vectorize(conv->axis(1));
   }
 
+  // The stride along w, from the shapes: the (padded) input row is (out_w - 1)*stride + kw wide
+  // (dilation 1; 1 for a single output column).
+  static int64_t ConvStride(const Stage& conv, const ConvShape& shape) {
+    const int64_t in_w = conv.op()->inputs()[0]->shape()[3];
+    const int64_t out_w = conv.op()->shape()[3];
+    if (out_w <= 1) return 1;
+    return std::max<int64_t>(1, (in_w - shape.kw) / (out_w - 1));
+  }
+
   // A 1x1 convolution with stride 1 and no padding reads its input at the output's own (h, w):
   // a matrix product over the fused h*w axis, which is contiguous in NCHW.
   static bool IsPointwiseConv(const Stage& conv, const ConvShape& shape) {
@@ -456,10 +467,11 @@ class DefaultStrategy {
            data->shape()[2] == conv.op()->shape()[2] && data->shape()[3] == conv.op()->shape()[3];
   }
 
-  // Note on the pointwise conv. When rows are not a whole number of vectors (7x7, 14x14 maps),
-  // a 1x1 conv is computed at the root over the fused h*w axis, in strips of two vectors (the
-  // last one shifted back), into a full local buffer; the epilogue is then its own vectorized
-  // pass over that buffer:
+  // Note on the pointwise conv. A 1x1 conv (stride 1, no padding) is a matrix product over the
+  // fused h*w axis: computed at the root in strips of two vectors of h*w (the last one shifted
+  // back) into a full local buffer, whatever the row length (7x7 and 14x14 maps stay whole
+  // vectors); the epilogue is then its own vectorized pass over that buffer. Measured faster
+  // than the conv2d tile even on 56x56 maps, the extra pass included:
   //
   //   for n.c.oo fused parallel, hw.o, rc.o, c.o, rc.i:
   //     for c unrolled, hw.i vectorized:  conv[c, hw] += data[rc, hw] * W[c, rc]
