@@ -320,7 +320,7 @@ class DefaultStrategy {
         o->num_axes() == 4 && o->op()->shape() == attach[0]->op()->shape()) {
       done->insert(attach[0]);
       const int64_t lanes = Lanes(*o, target_);
-      if (IsPointwiseConv(*attach[0], conv)) {
+      if (IsPointwiseConv(*attach[0], conv) && o->extent(o->axis(3)) % lanes != 0) {
         RETURN_IF_ERROR(SchedulePointwiseConv(attach[0]));
         return ScheduleInjective(o, target_);
       }
@@ -467,11 +467,11 @@ class DefaultStrategy {
            data->shape()[2] == conv.op()->shape()[2] && data->shape()[3] == conv.op()->shape()[3];
   }
 
-  // Note on the pointwise conv. A 1x1 conv (stride 1, no padding) is a matrix product over the
-  // fused h*w axis: computed at the root in strips of two vectors of h*w (the last one shifted
-  // back) into a full local buffer, whatever the row length (7x7 and 14x14 maps stay whole
-  // vectors); the epilogue is then its own vectorized pass over that buffer. Measured faster
-  // than the conv2d tile even on 56x56 maps, the extra pass included:
+  // Note on the pointwise conv. When rows are not a whole number of vectors (7x7, 14x14, 28x28
+  // maps), a 1x1 conv (stride 1, no padding) is computed as a matrix product over the fused h*w
+  // axis: at the root, in strips of two vectors of h*w (the last one shifted back), into a full
+  // local buffer; the epilogue is then its own vectorized pass over that buffer. (On rows of
+  // whole vectors the conv2d tile wins: no extra pass over a large map.)
   //
   //   for n.c.oo fused parallel, hw.o, rc.o, c.o, rc.i:
   //     for c unrolled, hw.i vectorized:  conv[c, hw] += data[rc, hw] * W[c, rc]
