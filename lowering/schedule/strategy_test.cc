@@ -152,6 +152,26 @@ def @main(%x: Tensor[(1, 2, 6, 8), float32], %w: Tensor[(4, 2, 3, 3), float32], 
   EXPECT_EQ(Check(m, "main", "default", "x86-64", 5), "");
 }
 
+// Rows shorter than a vector (5 < 8 lanes under AVX2): the conv vectorizes output channels,
+// accumulating [row][channel] tiles; the same results on every target, with strides too.
+TEST(DefaultStrategyTest, NarrowConvVectorizesChannels) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(16, 3, 3, 3), float32], %b: Tensor[(16), float32], %y: Tensor[(1, 3, 9, 9), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
+  %1 = nn.bias_add(%0, %b);
+  %2 = nn.relu(%1);
+  %3 = nn.conv2d(%y, %w, strides=[2, 2], padding=[1, 1, 1, 1]);
+  (%2, %3)
+})");
+  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = tir::PrimFuncToString(*f);
+  EXPECT_THAT(text, HasSubstr("allocate conv2d[float32 * 40] {"));  // 5 pixels x 8 channels
+  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+    EXPECT_EQ(Check(m, "main", "default", target, 11), "") << target;
+  }
+}
+
 TEST(DefaultStrategyTest, SoftmaxComputesItsReductionsOncePerRow) {
   ir::Module m = TypedModule(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(3, 16), float32]) { nn.softmax(%x) }
