@@ -126,8 +126,10 @@ bool IsConv2D(const Stage& s, ConvShape* shape) {
 }
 
 // The padding stage a conv2d reads (topi's PadConstant under the conv's tag), if any.
+// A conv's padded or subsampled (strided 1x1) input: materialized once, before the conv.
 bool IsConvPad(const Stage& s) {
-  return IsCompute(s) && !IsReduce(s) && s.op()->tag() == "nn.conv2d" && s.op()->name() == "pad";
+  return IsCompute(s) && !IsReduce(s) && s.op()->tag() == "nn.conv2d" &&
+         (s.op()->name() == "pad" || s.op()->name() == "subsample");
 }
 
 // The largest divisor of `n` that is at most `limit` (1 for n <= 0).
@@ -463,7 +465,7 @@ class DefaultStrategy {
   static bool IsPointwiseConv(const Stage& conv, const ConvShape& shape) {
     const te::Tensor& data = conv.op()->inputs()[0];
     return shape.kh == 1 && shape.kw == 1 &&
-           data->kind() == te::OperationNode::Kind::kPlaceholder &&
+           (data->kind() == te::OperationNode::Kind::kPlaceholder || data->name() == "subsample") &&
            data->shape()[2] == conv.op()->shape()[2] && data->shape()[3] == conv.op()->shape()[3];
   }
 

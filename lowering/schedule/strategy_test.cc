@@ -172,6 +172,24 @@ def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(16, 3, 3, 3), float32],
   }
 }
 
+// A strided 1x1 conv (ResNet's downsampling shortcut) gathers every other pixel into a dense
+// input once, then runs as a pointwise conv over the fused h*w axis; odd sizes and both
+// strides, on every target.
+TEST(DefaultStrategyTest, StridedPointwiseConvSubsamplesItsInput) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 8, 14, 13), float32], %w: Tensor[(16, 8, 1, 1), float32], %b: Tensor[(16), float32]) {
+  %0 = nn.conv2d(%x, %w, strides=[2, 3], padding=[0, 0, 0, 0], kernel_size=[1, 1]);
+  nn.bias_add(%0, %b)
+})");
+  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = tir::PrimFuncToString(*f);
+  EXPECT_THAT(text, HasSubstr("allocate subsample[float32 * 280] {"));  // 8 x 7 x 5
+  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+    EXPECT_EQ(Check(m, "main", "default", target, 13), "") << target;
+  }
+}
+
 TEST(DefaultStrategyTest, SoftmaxComputesItsReductionsOncePerRow) {
   ir::Module m = TypedModule(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(3, 16), float32]) { nn.softmax(%x) }

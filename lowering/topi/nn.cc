@@ -109,6 +109,18 @@ Result Conv2D(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Ten
     src = PadConstant(data, {0, 0, pad.top, pad.left},
                       {ds[0], ds[1], ds[2] + pad.top + pad.bottom, ds[3] + pad.left + pad.right},
                       Const(data->dtype(), 0), "pad", op.name);
+  } else if (kh == 1 && kw == 1 && (stride[0] > 1 || stride[1] > 1)) {
+    // A strided 1x1 conv reads only every stride-th pixel: those are gathered into a dense
+    // input first (a stage of its own, which a schedule materializes like padding), and the
+    // conv over it is a plain matrix product with unit stride. Same sums, same order.
+    const auto s = stride;
+    src = te::Compute(
+        "subsample", {ds[0], ds[1], oh, ow},
+        [&](const std::vector<PrimExpr>& i) {
+          return Get(data, {i[0], i[1], Mul(i[2], s[0]), Mul(i[3], s[1])});
+        },
+        op.name, OpPattern::kInjective);
+    stride = {1, 1};
   }
   const DType acc = AccType(data->dtype(), out_dtype);
   Tensor conv = te::Compute(
