@@ -132,6 +132,12 @@ bool IsConvPad(const Stage& s) {
          (s.op()->name() == "pad" || s.op()->name() == "subsample");
 }
 
+// A conv's weights stage (topi's identity over the OIHW weight, groups == 1).
+bool IsConvWeights(const Stage& s) {
+  return IsCompute(s) && !IsReduce(s) && s.op()->tag() == "nn.conv2d" &&
+         s.op()->name() == "weights";
+}
+
 // The largest divisor of `n` that is at most `limit` (1 for n <= 0).
 int64_t DivisorAtMost(int64_t n, int64_t limit) {
   for (int64_t d = std::min(n, limit); d > 1; --d) {
@@ -234,6 +240,7 @@ class DefaultStrategy {
         // A convolution's padding is materialized once (a root nest in a local buffer), so
         // that the conv's inner loop reads contiguous rows without bounds tests.
         if (IsConvPad(*s)) continue;
+        if (IsConvWeights(*s) && PacksWeights(*s)) continue;
         RETURN_IF_ERROR(s->ComputeInline());
       }
     }
@@ -257,7 +264,7 @@ class DefaultStrategy {
       }
       if (IsReduce(*s)) {
         RETURN_IF_ERROR(ScheduleAnchor(s.get(), target_));
-      } else if (IsConvPad(*s)) {
+      } else if (IsConvPad(*s) || IsConvWeights(*s)) {
         RETURN_IF_ERROR(SchedulePad(s.get()));
       } else {
         RETURN_IF_ERROR(ScheduleInjective(s.get(), target_));
@@ -308,6 +315,21 @@ class DefaultStrategy {
       order.push_back(r);
     }
     return order;
+  }
+
+  // Whether the convs reading weights stage `s` take the narrow (channel-vector) schedule,
+  // which packs their weights per block of channels; every other schedule reads them in place.
+  bool PacksWeights(const Stage& s) {
+    const std::vector<Stage*> convs = schedule_.Consumers(s.op());
+    for (Stage* conv : convs) {
+      ConvShape shape;
+      if (!IsConv2D(*conv, &shape) || shape.groups != 1) return false;
+      const int64_t lanes = Lanes(*conv, target_);
+      const auto& out = conv->op()->shape();
+      if (out[3] >= lanes || out[1] % lanes != 0) return false;
+      if (IsPointwiseConv(*conv, shape)) return false;  // out[3] < lanes: not a whole vector
+    }
+    return !convs.empty();
   }
 
   // An output that is not a reduction: vector strips and the attachable reductions computed at
@@ -432,23 +454,32 @@ class DefaultStrategy {
   absl::Status ScheduleConvChannelVector(Stage* o, Stage* conv) {
     const int64_t lanes = Lanes(*o, target_);
     // One row of pixels per tile: 7 accumulators, a weight vector and a broadcast in registers.
-    Loop n = o->axis(0), w = o->axis(3);
+    Loop n = o->axis(0), h = o->axis(2), w = o->axis(3);
     ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), lanes));
-    ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), 1));
-    RETURN_IF_ERROR(o->Reorder({n, h.first, c.first, h.second, w, c.second}));
-    ASSIGN_OR_RETURN(Loop nh, o->Fuse(n, h.first));
-    ASSIGN_OR_RETURN(Loop nhc, o->Fuse(nh, c.first));
-    RETURN_IF_ERROR(o->Parallel(nhc));
-    RETURN_IF_ERROR(o->Unroll(h.second));
+    // Channel blocks outside rows: a block's weights are packed once and stay in cache for
+    // all its rows.
+    RETURN_IF_ERROR(o->Reorder({n, c.first, h, w, c.second}));
+    ASSIGN_OR_RETURN(Loop nc, o->Fuse(n, c.first));
+    RETURN_IF_ERROR(o->Parallel(nc));
     RETURN_IF_ERROR(o->Unroll(w));
     RETURN_IF_ERROR(o->Vectorize(c.second));
-    RETURN_IF_ERROR(conv->ComputeAt(o, nhc));
+    RETURN_IF_ERROR(conv->ComputeAt(o, h));
     RETURN_IF_ERROR(
         conv->Reorder({conv->axis(0), conv->reduce_axis(0), conv->reduce_axis(1),
                        conv->reduce_axis(2), conv->axis(2), conv->axis(3), conv->axis(1)}));
     RETURN_IF_ERROR(conv->Unroll(conv->axis(2)));
     RETURN_IF_ERROR(conv->Unroll(conv->axis(3)));
-    return conv->Vectorize(conv->axis(1));
+    RETURN_IF_ERROR(conv->Vectorize(conv->axis(1)));
+    // The block's weights copied into [rc][ry][rx][c] order: each reduction step then loads
+    // one contiguous vector instead of gathering it lane by lane for every row.
+    Stage* weights = schedule_[conv->op()->inputs()[1]];
+    if (weights == nullptr || !IsConvWeights(*weights) || weights->inlined()) {
+      return absl::OkStatus();
+    }
+    RETURN_IF_ERROR(weights->ComputeAt(o, nc));
+    RETURN_IF_ERROR(
+        weights->Reorder({weights->axis(1), weights->axis(2), weights->axis(3), weights->axis(0)}));
+    return weights->Vectorize(weights->axis(0));
   }
 
   // The stride along w, from the shapes: the (padded) input row is (out_w - 1)*stride + kw wide

@@ -167,6 +167,8 @@ def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(16, 3, 3, 3), float32],
   ASSERT_TRUE(f.ok()) << f.status();
   const std::string text = tir::PrimFuncToString(*f);
   EXPECT_THAT(text, HasSubstr("allocate conv2d[float32 * 40] {"));  // 5 pixels x 8 channels
+  // A block's weights packed once, channels contiguous: 3 x 3 x 3 taps x 8 channels.
+  EXPECT_THAT(text, HasSubstr("allocate weights[float32 * 216] {"));
   for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
     EXPECT_EQ(Check(m, "main", "default", target, 11), "") << target;
   }

@@ -127,7 +127,8 @@ TEST(LowerToTETest, ComputeNamesAreUnique) {
   %2 = nn.conv2d(%1, %w, padding=[1, 1, 1, 1]);
   nn.relu(%2)
 })");
-  EXPECT_THAT(ComputeNames(k), ElementsAre("pad", "conv2d", "relu", "pad_1", "conv2d_1", "relu_1"));
+  EXPECT_THAT(ComputeNames(k), ElementsAre("pad", "weights", "conv2d", "relu", "pad_1", "weights_1",
+                                           "conv2d_1", "relu_1"));
   // The renamed computes read each other, not the originals.
   EXPECT_EQ(k.outputs[0]->inputs()[0]->name(), "conv2d_1");
   EXPECT_EQ(k.outputs[0]->inputs()[0]->inputs()[0]->name(), "pad_1");
@@ -205,8 +206,11 @@ TEST(LowerToTETest, PrintKernelCompute) {
             "placeholder p3: Tensor[(2), int32]  // unused\n"
             "placeholder p0: Tensor[(1, 2, 4, 4), float32]\n"
             "placeholder p1: Tensor[(3, 2, 1, 1), float32]\n"
+            "compute weights[i0, i1, i2, i3]: Tensor[(3, 2, 1, 1), float32] = "
+            "p1[i0, i1, i2, i3]  // nn.conv2d, injective\n"
             "compute conv2d[n, c, h, w]: Tensor[(1, 3, 4, 4), float32] = "
-            "sum((p0[n, rc, (h + ry), (w + rx)]*p1[c, rc, ry, rx]), axis=[rc:2, ry:1, rx:1])"
+            "sum((p0[n, rc, (h + ry), (w + rx)]*weights[c, rc, ry, rx]), "
+            "axis=[rc:2, ry:1, rx:1])"
             "  // nn.conv2d, out-elemwise-fusable\n"
             "placeholder p2: Tensor[(3), float32]\n"
             "compute bias_add[i0, i1, i2, i3]: Tensor[(1, 3, 4, 4), float32] = "

@@ -86,7 +86,8 @@ Tensor PadConstant(const Tensor& t, const std::vector<int64_t>& before, const Sh
       tag, OpPattern::kInjective);
 }
 
-// conv2d (NCHW, OIHW): pad, then
+// conv2d (NCHW, OIHW): pad (or, 1x1 strided, subsample), weights (groups == 1: an identity
+// stage), then
 //   conv2d[n, c, h, w] = sum(pad[n, g*Cg + rc, h*sh + ry*dh, w*sw + rx*dw] * w[c, rc, ry, rx])
 // with g = c / (O / groups).
 Result Conv2D(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tensor>& in) {
@@ -122,6 +123,15 @@ Result Conv2D(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Ten
         op.name, OpPattern::kInjective);
     stride = {1, 1};
   }
+  // The weights through a stage of their own (TVM's kernel_vec): an identity here, which a
+  // schedule inlines or materializes per block of output channels in the order its loops
+  // give (a packed copy, channels contiguous).
+  Tensor wsrc = weight;
+  if (groups == 1) {
+    wsrc = te::Compute(
+        "weights", ws, [&](const std::vector<PrimExpr>& i) { return Get(weight, i); }, op.name,
+        OpPattern::kInjective);
+  }
   const DType acc = AccType(data->dtype(), out_dtype);
   Tensor conv = te::Compute(
       "conv2d", {ds[0], o, oh, ow},
@@ -133,7 +143,7 @@ Result Conv2D(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Ten
         PrimExpr x = GetAs(acc, src,
                            {i[0], channel, Add(Mul(i[2], stride[0]), Mul(ry.var, dil[0])),
                             Add(Mul(i[3], stride[1]), Mul(rx.var, dil[1]))});
-        PrimExpr w = GetAs(acc, weight, {i[1], rc.var, ry.var, rx.var});
+        PrimExpr w = GetAs(acc, wsrc, {i[1], rc.var, ry.var, rx.var});
         return te::Sum(x * w, {rc, ry, rx});
       },
       op.name, op.pattern, {"n", "c", "h", "w"});

@@ -189,10 +189,10 @@ TEST(NnComputeTest, ComputeStructure) {
   // No padding, no pad compute.
   EXPECT_EQ(lower(Module("Tensor[(1, 3, 8, 8), float32]", "Tensor[(4, 3, 3, 3), float32]",
                          "nn.conv2d(%x, %w)")),
-            "conv2d:out-elemwise-fusable");
+            "weights:injective conv2d:out-elemwise-fusable");
   EXPECT_EQ(lower(Module("Tensor[(1, 3, 8, 8), float16]", "Tensor[(4, 3, 3, 3), float16]",
                          "nn.conv2d(%x, %w, padding=[1])")),
-            "pad:injective conv2d:out-elemwise-fusable conv2d_cast:elemwise");
+            "pad:injective weights:injective conv2d:out-elemwise-fusable conv2d_cast:elemwise");
   EXPECT_EQ(lower(Module("Tensor[(1, 3, 8, 8), float32]", "Tensor[(3, 4, 3, 3), float32]",
                          "nn.conv2d_transpose(%x, %w, strides=[2, 2])")),
             "dilate_pad:injective conv2d_transpose:out-elemwise-fusable");

@@ -132,8 +132,10 @@ def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) 
             "p0[i0, i1, min(max((i2 - 1), 0), 7), min(max((i3 - 1), 0), 7)], 0f)"
             "  // nn.conv2d, injective\n"
             "placeholder p1: Tensor[(4, 3, 3, 3), float32]\n"
+            "compute weights[i0, i1, i2, i3]: Tensor[(4, 3, 3, 3), float32] = "
+            "p1[i0, i1, i2, i3]  // nn.conv2d, injective\n"
             "compute conv2d[n, c, h, w]: Tensor[(1, 4, 4, 4), float32] = "
-            "sum((pad[n, rc, ((h*2) + ry), ((w*2) + rx)]*p1[c, rc, ry, rx]), "
+            "sum((pad[n, rc, ((h*2) + ry), ((w*2) + rx)]*weights[c, rc, ry, rx]), "
             "axis=[rc:3, ry:3, rx:3])  // nn.conv2d, out-elemwise-fusable\n"
             "output conv2d\n");
 }
