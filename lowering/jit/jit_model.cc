@@ -13,6 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Host.h"
 #include "lowering/assemble/assemble.h"
 #include "lowering/assemble/kernel_meta.h"
 #include "lowering/assemble/memory_plan.h"
@@ -56,19 +58,17 @@ std::string TypeText(const ir::Shape& shape, ir::DType dtype) {
   return ir::TypeToString(ir::Type::Tensor(shape, dtype));
 }
 
-// Whether this machine runs code that uses the x86 `feature` (LLVM's name, without '+').
-// Features we cannot ask about count as present: LLVM then reports what it cannot run.
+// Whether this machine runs code that uses the x86 `feature` (LLVM's name, without '+'), as
+// LLVM's host detection reports it (cpuid and the OS's saved register state). Features it
+// cannot tell about count as present: LLVM then reports what it cannot run.
 bool HostHasFeature(const std::string& feature) {
-  __builtin_cpu_init();
-  if (feature == "avx") return __builtin_cpu_supports("avx");
-  if (feature == "avx2") return __builtin_cpu_supports("avx2");
-  if (feature == "fma") return __builtin_cpu_supports("fma");
-  if (feature == "f16c") return __builtin_cpu_supports("f16c");
-  if (feature == "avx512f") return __builtin_cpu_supports("avx512f");
-  if (feature == "avx512vl") return __builtin_cpu_supports("avx512vl");
-  if (feature == "avx512bw") return __builtin_cpu_supports("avx512bw");
-  if (feature == "avx512dq") return __builtin_cpu_supports("avx512dq");
-  return true;
+  static const llvm::StringMap<bool>* const host = [] {
+    auto* features = new llvm::StringMap<bool>();
+    if (!llvm::sys::getHostCPUFeatures(*features)) features->clear();
+    return features;
+  }();
+  auto it = host->find(feature);
+  return it == host->end() || it->second;
 }
 
 // Kernels for `target_name` run here: a CPU target whose features this machine has. Checked
