@@ -50,7 +50,7 @@ def rules_relay_dependencies():
     _maybe(
         llvm_configure,
         "llvm_14",
-        build_file = Label("//third_party:llvm.BUILD"),
+        build_file = Label("//third_party:llvm.BUILD.tpl"),
         prefix = "/usr/lib/llvm-14",
     )
 
