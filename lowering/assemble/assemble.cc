@@ -589,7 +589,8 @@ std::string GenerateSource(const std::string& name, const AssembleInputs& in, co
                   layout.memory_bytes, " bytes.\n");
   absl::StrAppend(&s, "//   [0, ", layout.io_begin,
                   ")  arena: ", Count(plan.placement_order.size(), "temporary", "temporaries"),
-                  " in ", plan.arena_bytes, " bytes (", plan.unshared_bytes, " without reuse)\n");
+                  " in ", plan.arena_bytes, " bytes (", plan.unshared_bytes,
+                  " without reuse; at least ", plan.peak_live_bytes, ", the most live at once)\n");
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const int64_t begin = layout.input_offsets[i];
     absl::StrAppend(&s, "//   [", begin, ", ", begin + PaddedBytes(layout.bytes[g.inputs[i]]),

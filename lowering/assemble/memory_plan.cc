@@ -63,6 +63,14 @@ MemoryPlan PlanMemory(const passes::Graph& graph) {
     return a < b;
   });
 
+  std::vector<int64_t> live(graph.calls.size(), 0);
+  for (int id : order) {
+    for (int c = plan.lifetimes[id].first; c <= plan.lifetimes[id].last; ++c) {
+      live[static_cast<size_t>(c)] += plan.sizes[id];
+    }
+  }
+  for (int64_t bytes : live) plan.peak_live_bytes = std::max(plan.peak_live_bytes, bytes);
+
   std::vector<int> placed;
   for (int id : order) {
     const Lifetime life = plan.lifetimes[id];

@@ -49,6 +49,9 @@ struct MemoryPlan {
 
   int64_t arena_bytes = 0;     // the arena's size: the end of its highest buffer
   int64_t unshared_bytes = 0;  // the sum of the arena buffers' padded sizes (no reuse)
+  // The most bytes live during one call: no plan's arena is smaller (arena_bytes equals it
+  // when the greedy placement leaves no hole at the peak).
+  int64_t peak_live_bytes = 0;
   // By buffer id: the buffer's offset in the arena, or kNotInArena (inputs, weights, outputs).
   std::vector<int64_t> offsets;
   // By buffer id: the padded size of arena buffers (0 for the others).

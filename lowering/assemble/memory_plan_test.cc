@@ -82,6 +82,7 @@ TEST(PlanMemory, ChainAlternatesTwoSlots) {
   MemoryPlan plan = PlanMemory(g.graph);
   EXPECT_THAT(plan.offsets, ElementsAre(kOut, 0, 64, 0, 64, kOut));
   EXPECT_EQ(plan.arena_bytes, 128);
+  EXPECT_EQ(plan.peak_live_bytes, 128);  // two temporaries live per call: optimal
   EXPECT_EQ(plan.unshared_bytes, 256);
   EXPECT_LT(plan.arena_bytes, plan.unshared_bytes);
   EXPECT_EQ(plan.lifetimes[t1].first, 0);
@@ -110,6 +111,7 @@ TEST(PlanMemory, LongLivedBufferIsNotReused) {
   // the gap [64,128) left by a.
   EXPECT_THAT(plan.offsets, ElementsAre(kOut, 0, 64, 128, 64, kOut));
   EXPECT_EQ(plan.arena_bytes, 192);
+  EXPECT_EQ(plan.peak_live_bytes, 192);  // skip, b and c at call 3
 }
 
 // Sizes 640, 512, 256, 192, 128 and 64 bytes placed largest first. When the 64-byte buffer X is
@@ -221,6 +223,7 @@ TEST(PlanMemory, OverlappingLifetimesNeverShareBytes) {
     }
     ASSERT_EQ(unshared, plan.unshared_bytes);
     ASSERT_LE(plan.arena_bytes, plan.unshared_bytes);
+    ASSERT_LE(plan.peak_live_bytes, plan.arena_bytes);
     for (int a : plan.placement_order) {
       for (int b : plan.placement_order) {
         if (a >= b) continue;
