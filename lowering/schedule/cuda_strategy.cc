@@ -28,12 +28,6 @@ namespace {
 using tir::ExprKind;
 using tir::PrimExpr;
 
-bool IsCompute(const Stage& s) { return s.op()->kind() == te::OperationNode::Kind::kCompute; }
-
-bool IsReduce(const Stage& s) {
-  return IsCompute(s) && s.op()->body()->kind() == ExprKind::kReduce;
-}
-
 class CudaStrategy {
  public:
   explicit CudaStrategy(Schedule* schedule) : schedule_(*schedule), expander_(*schedule) {}

@@ -149,6 +149,14 @@ absl::StatusOr<tir::PrimFunc> LowerSchedule(const Schedule& schedule,
                                             const std::vector<te::Tensor>& args,
                                             const std::string& name);
 
+// Whether a stage computes (is not a placeholder), and whether its body is a reduction.
+inline bool IsCompute(const Stage& s) {
+  return s.op()->kind() == te::OperationNode::Kind::kCompute;
+}
+inline bool IsReduce(const Stage& s) {
+  return IsCompute(s) && s.op()->body()->kind() == tir::ExprKind::kReduce;
+}
+
 }  // namespace relay::schedule
 
 #endif  // RULES_RELAY_LOWERING_SCHEDULE_SCHEDULE_H_

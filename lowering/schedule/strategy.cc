@@ -43,13 +43,6 @@ using tir::PrimExpr;
 // Outer loops are fused until the parallel loop has at least this many iterations.
 constexpr int64_t kMinParallelExtent = 16;
 
-bool IsReduce(const Stage& s) {
-  return s.op()->kind() == te::OperationNode::Kind::kCompute &&
-         s.op()->body()->kind() == ExprKind::kReduce;
-}
-
-bool IsCompute(const Stage& s) { return s.op()->kind() == te::OperationNode::Kind::kCompute; }
-
 // Elements of the stage's dtype per vector register.
 int64_t Lanes(const Stage& s, const Target& target) {
   const int bits = 8 * ir::DTypeBytes(s.op()->dtype());

@@ -391,4 +391,8 @@ const ConverterTable& Converters() {
   return *table;
 }
 
+std::string IntsStr(const std::vector<int64_t>& v) {
+  return absl::StrCat("[", absl::StrJoin(v, ", "), "]");
+}
+
 }  // namespace relay::frontend::onnx

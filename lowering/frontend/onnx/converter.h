@@ -180,6 +180,8 @@ absl::StatusOr<TypedExpr> Squeeze(NodeContext& ctx, const TypedExpr& x,
 TypedExpr ScalarLike(NodeContext& ctx, const TypedExpr& x, double value);
 // "(1, 3, 224, 224)".
 std::string ShapeStr(const ir::Shape& shape);
+// "[1, 2, 3]": a list attribute, as error messages print it.
+std::string IntsStr(const std::vector<int64_t>& v);
 
 // A converter: reads ctx's node, sets its outputs.
 using ConvertFn = std::function<absl::Status(NodeContext& ctx)>;

@@ -16,8 +16,6 @@ using ir::AttrValue;
 using ir::DType;
 using Ints = std::vector<int64_t>;
 
-std::string Join(const Ints& v) { return absl::StrCat("[", absl::StrJoin(v, ", "), "]"); }
-
 // The spatial rank of a conv/pool input: 1 or 2 (rank 3 or 4), else Unimplemented.
 absl::StatusOr<int> SpatialRank(NodeContext& ctx, const ir::Type& x) {
   if (x.ndim() == 3 || x.ndim() == 4) return x.ndim() - 2;
@@ -31,13 +29,13 @@ absl::StatusOr<Ints> SpatialAttr(NodeContext& ctx, const std::string& name, int 
                                  int64_t min_value) {
   Ints v = ctx.AttrInts(name, Ints(n, fill));
   if (static_cast<int>(v.size()) != n) {
-    return ctx.Invalid(absl::StrCat("attribute '", name, "' ", Join(v), " must have ", n,
+    return ctx.Invalid(absl::StrCat("attribute '", name, "' ", IntsStr(v), " must have ", n,
                                     " values (one per spatial axis)"));
   }
   for (int64_t x : v) {
     if (x < min_value) {
       return ctx.Invalid(
-          absl::StrCat("attribute '", name, "' ", Join(v), " must be >= ", min_value));
+          absl::StrCat("attribute '", name, "' ", IntsStr(v), " must be >= ", min_value));
     }
   }
   return v;
@@ -54,10 +52,10 @@ absl::StatusOr<Ints> ResolvePads(NodeContext& ctx, const Ints& in, const Ints& k
     Ints pads = ctx.AttrInts("pads", Ints(2 * n, 0));
     if (static_cast<int>(pads.size()) != 2 * n) {
       return ctx.Invalid(
-          absl::StrCat("attribute 'pads' ", Join(pads), " must have ", 2 * n, " values"));
+          absl::StrCat("attribute 'pads' ", IntsStr(pads), " must have ", 2 * n, " values"));
     }
     for (int64_t p : pads) {
-      if (p < 0) return ctx.Unimplemented(absl::StrCat("negative pads ", Join(pads)));
+      if (p < 0) return ctx.Unimplemented(absl::StrCat("negative pads ", IntsStr(pads)));
     }
     return pads;
   }
@@ -95,8 +93,8 @@ absl::Status ConvertConv(NodeContext& ctx) {
   const Ints kernel = SpatialDims(w.type);
   const Ints kernel_attr = ctx.AttrInts("kernel_shape", kernel);
   if (kernel_attr != kernel) {
-    return ctx.Invalid(absl::StrCat("kernel_shape ", Join(kernel_attr), " does not match weight ",
-                                    ShapeStr(w.type.shape())));
+    return ctx.Invalid(absl::StrCat("kernel_shape ", IntsStr(kernel_attr),
+                                    " does not match weight ", ShapeStr(w.type.shape())));
   }
   ASSIGN_OR_RETURN(Ints strides, SpatialAttr(ctx, "strides", n, 1, 1));
   ASSIGN_OR_RETURN(Ints dilations, SpatialAttr(ctx, "dilations", n, 1, 1));
@@ -139,8 +137,8 @@ absl::Status ConvertConvTranspose(NodeContext& ctx) {
   const Ints kernel = SpatialDims(w.type);
   const Ints kernel_attr = ctx.AttrInts("kernel_shape", kernel);
   if (kernel_attr != kernel) {
-    return ctx.Invalid(absl::StrCat("kernel_shape ", Join(kernel_attr), " does not match weight ",
-                                    ShapeStr(w.type.shape())));
+    return ctx.Invalid(absl::StrCat("kernel_shape ", IntsStr(kernel_attr),
+                                    " does not match weight ", ShapeStr(w.type.shape())));
   }
   ASSIGN_OR_RETURN(Ints strides, SpatialAttr(ctx, "strides", n, 1, 1));
   ASSIGN_OR_RETURN(Ints dilations, SpatialAttr(ctx, "dilations", n, 1, 1));
@@ -159,7 +157,7 @@ absl::Status ConvertConvTranspose(NodeContext& ctx) {
       for (int i = 0; i < n; ++i) output_shape.push_back(in[i] * strides[i]);
     }
     if (static_cast<int>(output_shape.size()) != n) {
-      return ctx.Invalid(absl::StrCat("attribute 'output_shape' ", Join(output_shape),
+      return ctx.Invalid(absl::StrCat("attribute 'output_shape' ", IntsStr(output_shape),
                                       " must have ", n, " values"));
     }
     for (int i = 0; i < n; ++i) {
@@ -210,10 +208,11 @@ ConvertFn Pool(bool max) {
     const Ints kernel = ctx.AttrInts("kernel_shape", {});
     if (static_cast<int>(kernel.size()) != n) {
       return ctx.Invalid(
-          absl::StrCat("attribute 'kernel_shape' ", Join(kernel), " must have ", n, " values"));
+          absl::StrCat("attribute 'kernel_shape' ", IntsStr(kernel), " must have ", n, " values"));
     }
     for (int64_t k : kernel) {
-      if (k < 1) return ctx.Invalid(absl::StrCat("kernel_shape ", Join(kernel), " must be >= 1"));
+      if (k < 1)
+        return ctx.Invalid(absl::StrCat("kernel_shape ", IntsStr(kernel), " must be >= 1"));
     }
     ASSIGN_OR_RETURN(Ints strides, SpatialAttr(ctx, "strides", n, 1, 1));
     ASSIGN_OR_RETURN(Ints dilations, SpatialAttr(ctx, "dilations", n, 1, 1));

@@ -20,8 +20,6 @@ using ir::AttrValue;
 using ir::DType;
 using Ints = std::vector<int64_t>;
 
-std::string Join(const Ints& v) { return absl::StrCat("[", absl::StrJoin(v, ", "), "]"); }
-
 // An attribute before `opset_since`, input `input` from then on (Squeeze's axes, Split's
 // split, ...). Absent: nullopt.
 absl::StatusOr<std::optional<Ints>> AttrOrInput(NodeContext& ctx, const std::string& name,
@@ -41,7 +39,7 @@ absl::StatusOr<Ints> NormalizeAxes(NodeContext& ctx, const Ints& axes, int rank)
   for (int64_t a : axes) {
     ASSIGN_OR_RETURN(int n, NormalizeAxis(a, rank));
     if (!seen.insert(n).second) {
-      return ctx.Invalid(absl::StrCat("axes ", Join(axes), " list axis ", n, " twice"));
+      return ctx.Invalid(absl::StrCat("axes ", IntsStr(axes), " list axis ", n, " twice"));
     }
     out.push_back(n);
   }
@@ -72,20 +70,20 @@ absl::Status ConvertReshape(NodeContext& ctx) {
     int64_t d = shape[i];
     if (d == 0 && !allowzero) {
       if (i >= in.size()) {
-        return ctx.Invalid(absl::StrCat("shape ", Join(shape), " copies dimension ", i,
+        return ctx.Invalid(absl::StrCat("shape ", IntsStr(shape), " copies dimension ", i,
                                         " of the input ", ShapeStr(in), ", which has none"));
       }
       d = in[i];
     }
     if (d == -1) {
-      if (infer >= 0) return ctx.Invalid(absl::StrCat("shape ", Join(shape), " has two -1"));
+      if (infer >= 0) return ctx.Invalid(absl::StrCat("shape ", IntsStr(shape), " has two -1"));
       infer = static_cast<int>(i);
       out.push_back(-1);
       continue;
     }
-    if (d < 0) return ctx.Invalid(absl::StrCat("shape ", Join(shape), " has a negative extent"));
+    if (d < 0) return ctx.Invalid(absl::StrCat("shape ", IntsStr(shape), " has a negative extent"));
     if (d > 0 && known > std::numeric_limits<int64_t>::max() / d) {
-      return ctx.Invalid(absl::StrCat("shape ", Join(shape), " is too large"));
+      return ctx.Invalid(absl::StrCat("shape ", IntsStr(shape), " is too large"));
     }
     known *= d;
     out.push_back(d);
@@ -93,12 +91,12 @@ absl::Status ConvertReshape(NodeContext& ctx) {
   const int64_t total = x.type.NumElements();
   if (infer >= 0) {
     if (known == 0 || total % known != 0) {
-      return ctx.Invalid(absl::StrCat("cannot reshape ", ShapeStr(in), " to ", Join(shape)));
+      return ctx.Invalid(absl::StrCat("cannot reshape ", ShapeStr(in), " to ", IntsStr(shape)));
     }
     out[infer] = total / known;
   } else if (known != total) {
-    return ctx.Invalid(
-        absl::StrCat("cannot reshape ", ShapeStr(in), " (", total, " elements) to ", Join(shape)));
+    return ctx.Invalid(absl::StrCat("cannot reshape ", ShapeStr(in), " (", total, " elements) to ",
+                                    IntsStr(shape)));
   }
   ASSIGN_OR_RETURN(TypedExpr y, Reshape(ctx, x, out));
   ctx.SetOutput(0, y);
@@ -175,8 +173,8 @@ absl::Status ConvertSlice(NodeContext& ctx) {
   if (steps.empty()) steps.assign(starts.size(), 1);
   if (starts.size() != ends.size() || starts.size() != axes.size() ||
       starts.size() != steps.size()) {
-    return ctx.Invalid(absl::StrCat("starts ", Join(starts), ", ends ", Join(ends), ", axes ",
-                                    Join(axes), " and steps ", Join(steps),
+    return ctx.Invalid(absl::StrCat("starts ", IntsStr(starts), ", ends ", IntsStr(ends), ", axes ",
+                                    IntsStr(axes), " and steps ", IntsStr(steps),
                                     " must have the same length"));
   }
   ASSIGN_OR_RETURN(axes, NormalizeAxes(ctx, axes, rank));
@@ -184,7 +182,7 @@ absl::Status ConvertSlice(NodeContext& ctx) {
   for (size_t k = 0; k < axes.size(); ++k) {
     const int64_t n = x.type.shape()[axes[k]];
     const int64_t step = steps[k];
-    if (step == 0) return ctx.Invalid(absl::StrCat("steps ", Join(steps), " has a zero step"));
+    if (step == 0) return ctx.Invalid(absl::StrCat("steps ", IntsStr(steps), " has a zero step"));
     int64_t s = starts[k];
     int64_t e = ends[k];
     if (s < 0) s = s < -n ? -n - 1 : s + n;  // stays below 0 when it was before the start
@@ -222,12 +220,13 @@ absl::Status ConvertSplit(NodeContext& ctx) {
     int64_t sum = 0;
     for (int64_t s : sizes) {
       if (s < 0 || s > n) {
-        return ctx.Invalid(absl::StrCat("split ", Join(sizes), " has a size outside [0, ", n, "]"));
+        return ctx.Invalid(
+            absl::StrCat("split ", IntsStr(sizes), " has a size outside [0, ", n, "]"));
       }
       sum += s;
     }
     if (sum != n || static_cast<int>(sizes.size()) != outputs) {
-      return ctx.Invalid(absl::StrCat("split ", Join(sizes), " must have ", outputs,
+      return ctx.Invalid(absl::StrCat("split ", IntsStr(sizes), " must have ", outputs,
                                       " sizes adding up to ", n, " (axis ", axis, " of ",
                                       ShapeStr(x.type.shape()), ")"));
     }
@@ -354,7 +353,7 @@ absl::Status ConvertPad(NodeContext& ctx) {
     }
   }
   if (static_cast<int>(pads.size()) != 2 * rank) {
-    return ctx.Invalid(absl::StrCat("pads ", Join(pads), " must have ", 2 * rank,
+    return ctx.Invalid(absl::StrCat("pads ", IntsStr(pads), " must have ", 2 * rank,
                                     " values for the input ", ShapeStr(x.type.shape())));
   }
   Ints width;
@@ -379,7 +378,7 @@ absl::Status ConvertPad(NodeContext& ctx) {
       begin.push_back(std::max<int64_t>(-pads[i], 0));
       end.push_back(y.type.shape()[i] - std::max<int64_t>(-pads[i + rank], 0));
       if (end.back() < begin.back()) {
-        return ctx.Invalid(absl::StrCat("pads ", Join(pads), " remove more than the input ",
+        return ctx.Invalid(absl::StrCat("pads ", IntsStr(pads), " remove more than the input ",
                                         ShapeStr(x.type.shape())));
       }
     }
@@ -399,7 +398,8 @@ absl::StatusOr<ir::Shape> ResizeExtents(NodeContext& ctx, const ir::Shape& in,
   ir::Shape out;
   if (!sizes.empty()) {
     if (sizes.size() != in.size()) {
-      return ctx.Invalid(absl::StrCat("sizes ", Join(sizes), " must have ", in.size(), " values"));
+      return ctx.Invalid(
+          absl::StrCat("sizes ", IntsStr(sizes), " must have ", in.size(), " values"));
     }
     out = sizes;
   } else {
@@ -605,9 +605,9 @@ absl::Status ConvertConstantOfShape(NodeContext& ctx) {
   }
   int64_t count = 1;
   for (int64_t d : shape) {
-    if (d < 0) return ctx.Invalid(absl::StrCat("shape ", Join(shape), " has a negative extent"));
+    if (d < 0) return ctx.Invalid(absl::StrCat("shape ", IntsStr(shape), " has a negative extent"));
     if (d != 0 && count > (int64_t{1} << 40) / d) {
-      return ctx.Invalid(absl::StrCat("shape ", Join(shape), " is too large"));
+      return ctx.Invalid(absl::StrCat("shape ", IntsStr(shape), " is too large"));
     }
     count *= d;
   }
@@ -639,7 +639,7 @@ absl::Status ConvertExpand(NodeContext& ctx) {
     const int64_t b = i < rank - shape.size() ? 1 : shape[i - (rank - shape.size())];
     if (a != b && a != 1 && b != 1) {
       return ctx.Invalid(
-          absl::StrCat("input ", ShapeStr(in), " cannot be expanded to ", Join(shape)));
+          absl::StrCat("input ", ShapeStr(in), " cannot be expanded to ", IntsStr(shape)));
     }
     out[i] = a == 1 ? b : a;
   }
@@ -694,13 +694,13 @@ absl::Status ConvertTile(NodeContext& ctx) {
   ASSIGN_OR_RETURN(Ints repeats, ctx.ConstInts(1, "repeats"));
   const ir::Shape& in = x.type.shape();
   if (repeats.size() != in.size()) {
-    return ctx.Invalid(
-        absl::StrCat("repeats ", Join(repeats), " must have one value per axis of ", ShapeStr(in)));
+    return ctx.Invalid(absl::StrCat("repeats ", IntsStr(repeats),
+                                    " must have one value per axis of ", ShapeStr(in)));
   }
   ir::Shape interleaved, broadcast, out;
   for (size_t i = 0; i < in.size(); ++i) {
     if (repeats[i] < 0 || (repeats[i] > 0 && in[i] > (int64_t{1} << 50) / repeats[i])) {
-      return ctx.Invalid(absl::StrCat("repeats ", Join(repeats), " is negative or too large"));
+      return ctx.Invalid(absl::StrCat("repeats ", IntsStr(repeats), " is negative or too large"));
     }
     interleaved.push_back(1);
     interleaved.push_back(in[i]);

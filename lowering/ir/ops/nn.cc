@@ -11,8 +11,6 @@
 namespace relay::ir::ops {
 namespace {
 
-std::string S(const Type& t) { return ShapeToString(t.shape()); }
-
 // kernel_size, when given, must agree with the weight's spatial extents.
 absl::Status CheckKernelSize(const Attrs& attrs, const Type& weight) {
   const AttrValue& ks = attrs.Get("kernel_size");

@@ -23,6 +23,9 @@
 
 namespace relay::ir::ops {
 
+// A type's shape as error messages print it: "(1, 3, 224, 224)".
+inline std::string S(const Type& t) { return ShapeToString(t.shape()); }
+
 // Checks that `args` has exactly one entry per name and that each is a tensor. Messages:
 // "expects 2 arguments (a, b), got 3", "argument 'b' must be a tensor, got (Tensor[...],)".
 absl::Status CheckTensorArgs(const std::vector<Type>& args, const std::vector<std::string>& names);

@@ -9,8 +9,6 @@
 namespace relay::ir::ops {
 namespace {
 
-std::string S(const Type& t) { return ShapeToString(t.shape()); }
-
 std::string List(const std::vector<int64_t>& v) {
   return absl::StrCat("[", absl::StrJoin(v, ", "), "]");
 }
