@@ -118,8 +118,8 @@ bool IsConv2D(const Stage& s, ConvShape* shape) {
   return true;
 }
 
-// The padding stage a conv2d reads (topi's PadConstant under the conv's tag), if any.
-// A conv's padded or subsampled (strided 1x1) input: materialized once, before the conv.
+// A conv's padded (topi's PadConstant under the conv's tag) or subsampled (strided 1x1) input:
+// materialized once, before the conv.
 bool IsConvPad(const Stage& s) {
   return IsCompute(s) && !IsReduce(s) && s.op()->tag() == "nn.conv2d" &&
          (s.op()->name() == "pad" || s.op()->name() == "subsample");
@@ -316,13 +316,20 @@ class DefaultStrategy {
     const std::vector<Stage*> convs = schedule_.Consumers(s.op());
     for (Stage* conv : convs) {
       ConvShape shape;
-      if (!IsConv2D(*conv, &shape) || shape.groups != 1) return false;
-      const int64_t lanes = Lanes(*conv, target_);
-      const auto& out = conv->op()->shape();
-      if (out[3] >= lanes || out[1] % lanes != 0) return false;
-      if (IsPointwiseConv(*conv, shape)) return false;  // out[3] < lanes: not a whole vector
+      if (!IsConv2D(*conv, &shape) || !IsNarrowConv(*conv, shape, Lanes(*conv, target_))) {
+        return false;
+      }
     }
     return !convs.empty();
+  }
+
+  // Whether a conv (output shape == its epilogue's) takes the narrow, channel-vector schedule
+  // with `lanes` per vector: rows shorter than a vector, whole vectors of output channels, and
+  // not a pointwise conv (which runs over the fused h*w axis instead).
+  static bool IsNarrowConv(const Stage& conv, const ConvShape& shape, int64_t lanes) {
+    const auto& out = conv.op()->shape();
+    return shape.groups == 1 && out[3] < lanes && out[1] % lanes == 0 &&
+           !(IsPointwiseConv(conv, shape) && out[3] % lanes != 0);
   }
 
   // An output that is not a reduction: vector strips and the attachable reductions computed at
@@ -341,9 +348,7 @@ class DefaultStrategy {
         RETURN_IF_ERROR(SchedulePointwiseConv(attach[0]));
         return ScheduleInjective(o, target_);
       }
-      if (conv.groups == 1 && o->extent(o->axis(3)) < lanes && o->extent(o->axis(1)) % lanes == 0) {
-        return ScheduleConvChannelVector(o, attach[0]);
-      }
+      if (IsNarrowConv(*attach[0], conv, lanes)) return ScheduleConvChannelVector(o, attach[0]);
       return ScheduleConvOutput(o, attach[0], conv);
     }
     if (attach.size() == 1 && o->op()->shape() == attach[0]->op()->shape()) {
