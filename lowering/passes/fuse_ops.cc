@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -41,6 +42,22 @@
 //
 // Because each member but the last has its only user inside the group, the last member is the
 // group's one output, and an input of X from elsewhere cannot depend on the group: no cycles.
+//
+// Diamonds. A group's output P used more than once (GELU's x * 0.5 * (1 + erf(x / sqrt(2)))
+// after dense + add) would end the group under rule (1). As in TVM, we then look at P's
+// immediate post-dominator D: the first node that every path from P to the function's result
+// passes through. Every node on the paths from P to D (D included) has all its users on those
+// paths or is D, so when they are all op calls the group admits (elementwise or broadcast after
+// an anchor or a reduction, injective after injective; never a reduction or opaque op) and the
+// size bound allows, they are reserved for P's group and join it as the walk reaches them. D is
+// then the group's one output again, and nothing outside depends on the inside: still convex.
+//
+//        dense + add  ->  %y                      fn(p0, p1, p2) {
+//                        /   \                       %y = add(nn.dense(p0, p1), p2);
+//              multiply(%y, .5)  divide(%y, 1.41)     multiply(multiply(%y, .5),
+//                       |         erf, add 1                   add(erf(divide(%y, 1.41)), 1))
+//                        \       /                   }
+//                         multiply  (= D)
 
 namespace relay::passes {
 namespace {
@@ -70,6 +87,66 @@ bool Admits(OpPattern group, OpPattern x) {
   }
 }
 
+// What a diamond's inner nodes may be, given the pattern of the group at its top: only what
+// fuses without another loop nest (no reductions: a group holds at most one).
+bool AdmitsInDiamond(OpPattern group, OpPattern x) {
+  if (x == OpPattern::kOpaque || group == OpPattern::kOpaque) return false;
+  if (group == OpPattern::kOutEWiseFusable || group == OpPattern::kCommReduce) {
+    return x <= OpPattern::kBroadcast;
+  }
+  return group <= OpPattern::kInjective && x <= OpPattern::kInjective;
+}
+
+// Immediate post-dominators of a dataflow graph (TVM's DominatorTree): for each node, by its
+// index in `order` (post order), the index of the first node every path from it to the root
+// passes through; kSink for the root and for nodes whose paths meet only at the root's user.
+class PostDominators {
+ public:
+  static constexpr int kSink = -1;
+
+  explicit PostDominators(const std::vector<Expr>& order) : ipdom_(order.size(), kSink) {
+    std::unordered_map<const ExprNode*, int> index;
+    for (size_t i = 0; i < order.size(); ++i) index[order[i].get()] = static_cast<int>(i);
+    users_.resize(order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      for (const Expr& operand : Operands(order[i])) {
+        users_[index.at(operand.get())].push_back(static_cast<int>(i));
+      }
+    }
+    // Users come after their operands in post order: walk backwards so that every user's
+    // post-dominator is known before its operands ask for it.
+    depth_.assign(order.size(), 1);
+    for (int i = static_cast<int>(order.size()) - 1; i >= 0; --i) {
+      const std::vector<int>& users = users_[i];
+      int dom = users.empty() ? kSink : users[0];
+      for (size_t u = 1; u < users.size() && dom != kSink; ++u) dom = Meet(dom, users[u]);
+      ipdom_[i] = dom;
+      depth_[i] = dom == kSink ? 1 : depth_[dom] + 1;
+    }
+  }
+
+  int ipdom(int node) const { return ipdom_[node]; }
+  const std::vector<int>& users(int node) const { return users_[node]; }
+
+ private:
+  // The nearest common ancestor of two nodes in the post-dominator tree.
+  int Meet(int a, int b) const {
+    while (a != b) {
+      if (a == kSink || b == kSink) return kSink;
+      if (depth_[a] >= depth_[b]) {
+        a = ipdom_[a];
+      } else {
+        b = ipdom_[b];
+      }
+    }
+    return a;
+  }
+
+  std::vector<int> ipdom_;
+  std::vector<int> depth_;
+  std::vector<std::vector<int>> users_;
+};
+
 bool IsScalarConstant(const Expr& e) {
   const auto* c = e->As<ir::ConstantNode>();
   return c != nullptr && c->value().ndim() == 0;
@@ -82,7 +159,9 @@ class Fuser {
   absl::StatusOr<ir::Function> Run(const ir::FunctionNode& main) {
     const std::vector<Expr> order = PostOrder(main.body());
     uses_ = UseCounts(main.body());
-    for (const Expr& node : order) {
+    const PostDominators pdom(order);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Expr& node = order[i];
       if (!node->has_type()) {
         return absl::FailedPreconditionError("fuse_ops: the module must be type-checked first");
       }
@@ -96,6 +175,7 @@ class Fuser {
         return absl::FailedPreconditionError("fuse_ops: @main already calls functions");
       }
       Assign(node, *call);
+      if (uses_.at(node.get()) > 1) ReserveDiamond(order, pdom, static_cast<int>(i));
     }
     return Build(main, order);
   }
@@ -103,6 +183,11 @@ class Fuser {
  private:
   void Assign(const Expr& node, const ir::CallNode& call) {
     const OpPattern pattern = call.op()->pattern;
+    if (auto r = reserved_.find(node.get()); r != reserved_.end()) {
+      Join(node, r->second, pattern);
+      AbsorbTuples(node, call, r->second);
+      return;
+    }
     for (const Expr& arg : call.args()) {
       auto it = group_of_.find(arg.get());
       if (it == group_of_.end() || uses_.at(arg.get()) != 1) continue;
@@ -118,6 +203,39 @@ class Fuser {
     const int id = static_cast<int>(groups_.size()) - 1;
     AbsorbTuples(node, call, id);
     Join(node, id, pattern);
+  }
+
+  // `order[top]`, the output of its group and used more than once, reserves the nodes on its
+  // paths to its immediate post-dominator for its group when they all fuse (see the note).
+  void ReserveDiamond(const std::vector<Expr>& order, const PostDominators& pdom, int top) {
+    const int id = group_of_.at(order[top].get());
+    const Group& g = *groups_[id];
+    if (g.members.back() != order[top] || reserved_.count(order[top].get())) return;
+    const int end = pdom.ipdom(top);
+    if (end == PostDominators::kSink) return;
+    std::vector<int> inside;  // The paths' nodes after `top`, `end` included.
+    std::vector<bool> seen(order.size(), false);
+    std::vector<int> stack = {top};
+    while (!stack.empty()) {
+      const int n = stack.back();
+      stack.pop_back();
+      for (int u : pdom.users(n)) {
+        if (seen[u]) continue;
+        seen[u] = true;
+        inside.push_back(u);
+        if (u != end) stack.push_back(u);
+      }
+    }
+    std::sort(inside.begin(), inside.end());  // Post order: the order they join in.
+    if (g.num_calls + static_cast<int>(inside.size()) > options_.max_group_size) return;
+    OpPattern pattern = g.pattern;
+    for (int n : inside) {
+      const auto* call = order[n]->As<ir::CallNode>();
+      if (call == nullptr || call->op() == nullptr || reserved_.count(order[n].get())) return;
+      if (!AdmitsInDiamond(pattern, call->op()->pattern)) return;
+      pattern = std::max(pattern, call->op()->pattern);
+    }
+    for (int n : inside) reserved_[order[n].get()] = id;
   }
 
   void Join(const Expr& node, int id, OpPattern pattern) {
@@ -209,6 +327,8 @@ class Fuser {
   const FuseOptions& options_;
   std::unordered_map<const ExprNode*, int> uses_;
   std::unordered_map<const ExprNode*, int> group_of_;
+  // Diamond nodes promised to a group before the walk reaches them.
+  std::unordered_map<const ExprNode*, int> reserved_;
   std::vector<std::unique_ptr<Group>> groups_;
 };
 

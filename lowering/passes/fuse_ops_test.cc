@@ -83,6 +83,72 @@ def @main(%x: Tensor[(2, 3), float32]) {
   EXPECT_THAT(text, HasSubstr("concatenate(%"));
 }
 
+int CountKernels(const std::string& text) {
+  int kernels = 0;
+  for (size_t p = text.find("Primitive=1"); p != std::string::npos;
+       p = text.find("Primitive=1", p + 1)) {
+    ++kernels;
+  }
+  return kernels;
+}
+
+// dense + add + GELU as exporters write it: the dense's value is used twice, and both paths
+// meet at the last multiply (its post-dominator), so the whole diamond is the dense's epilogue.
+TEST(FuseOpsTest, FusesADiamondIntoItsAnchor) {
+  const ir::Module fused = Fuse(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(16, 8), float32],
+          %b: Tensor[(16), float32]) {
+  %0 = nn.dense(%x, %w);
+  %1 = add(%0, %b);
+  %2 = divide(%1, 1.41421f);
+  %3 = erf(%2);
+  %4 = add(%3, 1f);
+  %5 = multiply(%1, %4);
+  %6 = multiply(%5, 0.5f);
+  nn.relu(%6)
+})");
+  const std::string text = ir::PrintModule(fused);
+  EXPECT_EQ(CountKernels(text), 1) << text;
+  EXPECT_THAT(text, HasSubstr("nn.relu(%"));  // A single-use chain goes on after the diamond.
+}
+
+// Diamonds whose paths hold a reduction, an anchor or a tuple stay apart; so does one whose
+// paths would exceed the group bound.
+TEST(FuseOpsTest, DiamondsFuseOnlyWhatTheGroupAdmits) {
+  // %1 feeds a reduction on one path: the exp ends the dense's group; the divide is the mean's
+  // epilogue.
+  std::string text = ir::PrintModule(Fuse(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(16, 8), float32]) {
+  %0 = nn.dense(%x, %w);
+  %1 = exp(%0);
+  %2 = mean(%1, axis=[1], keepdims=True);
+  divide(%1, %2)
+})"));
+  EXPECT_EQ(CountKernels(text), 2) << text;
+  EXPECT_THAT(text, HasSubstr("nn.dense(%p0"));
+  EXPECT_THAT(text, HasSubstr("exp(%"));
+  // An elementwise group whose paths meet through another dense.
+  text = ir::PrintModule(Fuse(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(8, 8), float32]) {
+  %0 = exp(%x);
+  %1 = nn.dense(%0, %w);
+  add(%0, %1)
+})"));
+  EXPECT_EQ(CountKernels(text), 2) << text;
+  // Within the bound the diamond fuses; with a bound of 3 calls it cannot.
+  const std::string diamond = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(4), float32]) {
+  %0 = exp(%x);
+  %1 = negative(%0);
+  %2 = abs(%0);
+  add(%1, %2)
+})";
+  EXPECT_EQ(CountKernels(ir::PrintModule(Fuse(diamond))), 1);
+  FuseOptions small;
+  small.max_group_size = 3;
+  EXPECT_EQ(CountKernels(ir::PrintModule(Fuse(diamond, small))), 3);
+}
+
 TEST(FuseOpsTest, BoundsGroupSize) {
   FuseOptions options;
   options.max_group_size = 2;

@@ -28,11 +28,10 @@ KERNELS = {
     "k_a6a48d09259fa4533fe2": "nn.conv2d+nn.bias_add+nn.relu, 1x32x4x4",
     "k_bbddea75b513fb6bbbb7": "nn.batch_matmul, 2x16x16",
     "k_ce80bef357ec57016dae": "nn.conv2d+nn.bias_add+nn.relu, 1x128x1x1",
-    "k_cf67d97c8a2e3b99c92d": "nn.dense+add, 1x16x512",
-    "k_d3f098976b568c90f9f5": "divide+erf+add+multiply+multiply, 1x16x512",
     "k_d8b3e86a5d1b3a6f5cb9": "reshape+transpose+reshape, 2x16x64",
     "k_dbfbb746f6c689817d9f": "nn.conv2d+nn.bias_add+add+nn.relu, 1x128x1x1",
     "k_e239caa6ce1d427d601a": "nn.conv2d+nn.bias_add+nn.relu, 1x16x8x8",
     "k_ec188a7bd15e9aff60cb": "nn.conv2d+nn.bias_add+nn.relu, 1x16x16x16",
+    "k_f42e60b604f6096a1c7c": "nn.dense+add+divide+erf+add+multiply+multiply, 1x16x512",
     "k_fcf0b107c7a67ad8917d": "nn.conv2d+nn.bias_add+add+nn.relu, 1x64x2x2",
 }
