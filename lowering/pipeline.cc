@@ -6,6 +6,7 @@
 
 #include "lowering/ir/text/printer.h"
 #include "lowering/ir/type_infer.h"
+#include "lowering/passes/dead_code.h"
 #include "lowering/passes/fold_constants.h"
 #include "lowering/passes/simplify_inference.h"
 #include "lowering/support/status_macros.h"
@@ -46,6 +47,7 @@ absl::StatusOr<Model> OptimizeGraph(const Model& model, const PipelineOptions& o
     return Model{std::move(fused), m.params};
   };
   ASSIGN_OR_RETURN(Model m, Step("infer_types", identity, model, options));
+  ASSIGN_OR_RETURN(m, Step("dead_code", passes::EliminateDeadCode, m, options));
   ASSIGN_OR_RETURN(m, Step("fold_constants", fold, m, options));
   ASSIGN_OR_RETURN(m, Step("simplify_inference", passes::SimplifyInference, m, options));
   ASSIGN_OR_RETURN(m, Step("fold_constants_2", fold, m, options));
