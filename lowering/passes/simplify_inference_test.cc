@@ -72,6 +72,34 @@ def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 1, 1), float32],
   EXPECT_LE(testing::MaxAbsDiff(before[0], after[0]), 1e-5);
 }
 
+// Batch norm over a dense's units (its last axis) folds into the dense's weight rows and bias.
+TEST(SimplifyInferenceTest, FoldsBatchNormIntoDenseWeights) {
+  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(3, 5), float32], %w: Tensor[(4, 5), float32], %b: Tensor[(4), float32],
+          %gamma: Tensor[(4), float32], %beta: Tensor[(4), float32],
+          %mean: Tensor[(4), float32], %var: Tensor[(4), float32]) {
+  %0 = nn.dense(%x, %w);
+  %1 = nn.bias_add(%0, %b, axis=-1);
+  %2 = nn.batch_norm(%1, %gamma, %beta, %mean, %var, axis=1);
+  %2.0
+})",
+                                             {"w", "b", "gamma", "beta", "mean", "var"});
+  absl::StatusOr<Model> simplified = SimplifyInference(model);
+  ASSERT_TRUE(simplified.ok()) << simplified.status();
+  ASSERT_TRUE(ir::InferTypes(simplified->module).ok());
+  const std::string text = ir::PrintModule(simplified->module);
+  EXPECT_THAT(text, Not(HasSubstr("batch_norm")));
+  EXPECT_THAT(text, Not(HasSubstr("multiply(")));
+  EXPECT_THAT(text, HasSubstr("nn.dense(%x, %w_bn"));
+  EXPECT_EQ(simplified->params.count("w"), 0);
+  EXPECT_EQ(simplified->params.count("gamma"), 0);
+  const auto inputs = testing::RandomInputs(model);
+  const auto before = testing::Interpret(model.module, model.params, inputs);
+  const auto after = testing::Interpret(simplified->module, simplified->params, inputs);
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_LE(testing::MaxAbsDiff(before[0], after[0]), 1e-5);
+}
+
 // Statistics computed at run time (not weights) are lowered to ops, not folded.
 TEST(SimplifyInferenceTest, DoesNotFoldComputedStatistics) {
   const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]

@@ -296,5 +296,52 @@ TEST(Relayc, ExampleModelRunsOnRandomInputs) {
   EXPECT_EQ(*io::ReadFile(dir + "/a/output_0.npy"), *io::ReadFile(dir + "/b/output_0.npy"));
 }
 
+// `relayc kernels`: one row per kernel, with its calls, output shape and flops (counted here by
+// hand: the conv's 4x8x8 outputs of 3x3x3 multiply-adds, then one add and one max per output).
+TEST(Relayc, KernelsListsTheModelsKernels) {
+  Result r = Relayc({"kernels", "models/example.relay"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, testing::ContainsRegex(
+                         "k_[0-9a-f]{20} +1  1x4x8x8 +14336  nn.conv2d\\+nn.bias_add\\+nn.relu"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("k_[0-9a-f]{20} +1  1x10 +10  nn.softmax"));
+  EXPECT_THAT(r.out, HasSubstr("5 kernels, 5 calls"));
+}
+
+// `relayc te` prints a kernel's compute with no schedule (no loops); `relayc tir` the loops of
+// the schedule asked for: the naive one as the compute says, the default one parallel.
+TEST(Relayc, TeAndTirPrintTheComputeAndTheLoops) {
+  const std::string dir = TempDir() + "/te_tir";
+  Result p = Relayc({"partition", "models/example.relay", "--kernel_dir", dir + "/kernels",
+                     "--write_kernels", "--out_dir", dir + "/out"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  auto listing = io::ReadFile(dir + "/out/example.kernels.txt");
+  ASSERT_TRUE(listing.ok()) << listing.status();
+  // The first listed kernel is the conv's (calls are listed in order).
+  const std::string id = listing->substr(0, listing->find(' '));
+  const std::string kernel = dir + "/kernels/" + id + ".relay";
+
+  Result te = Relayc({"te", kernel});
+  ASSERT_EQ(te.exit_code, 0) << te.err;
+  EXPECT_THAT(te.out, HasSubstr("placeholder p0: Tensor[(1, 3, 8, 8), float32]"));
+  EXPECT_THAT(te.out, testing::ContainsRegex("compute [a-z_0-9]+\\[i0, i1, i2, i3\\]"));
+  EXPECT_THAT(te.out, HasSubstr("sum("));
+  EXPECT_THAT(te.out, HasSubstr("output "));
+  EXPECT_THAT(te.out, Not(HasSubstr("for (")));
+
+  Result naive = Relayc({"tir", kernel, "--schedule=naive"});
+  ASSERT_EQ(naive.exit_code, 0) << naive.err;
+  EXPECT_THAT(naive.out, HasSubstr("func " + id + "("));
+  EXPECT_THAT(naive.out, HasSubstr("for ("));
+  EXPECT_THAT(naive.out, Not(HasSubstr("parallel")));
+  Result tuned = Relayc({"tir", kernel, "--schedule=default", "--target=x86-64-avx2"});
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  EXPECT_THAT(tuned.out, HasSubstr("parallel"));
+  EXPECT_THAT(tuned.out, HasSubstr("vectorized"));
+
+  Result bad = Relayc({"te", Testdata("malformed.relay")});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("malformed.relay:"));
+}
+
 }  // namespace
 }  // namespace relay
