@@ -151,7 +151,10 @@ TEST(ParserFuzzTest, MutatedModulesNeverCrash) {
     ASSERT_TRUE(again.ok()) << again.status() << "\ninput:\n" << input << "\nprinted:\n" << printed;
     EXPECT_EQ(PrintModule(*again), printed) << input;
   }
-  // Both outcomes must be exercised, or the mutations are too weak (or too strong) to test much.
+  // Thousands of inputs ran within the budget (the issue asks for thousands; ASan slows each
+  // parse down about 3x, and all 10,000 fit in a few seconds), and both outcomes are exercised,
+  // or the mutations are too weak (or too strong) to test much.
+  EXPECT_GE(parsed + rejected, 5000);
   EXPECT_GT(parsed, 50);
   EXPECT_GT(rejected, 500);
   std::printf("%d inputs parsed, %d rejected\n", parsed, rejected);
