@@ -104,6 +104,7 @@ struct CaseResult {
   Outcome outcome = Outcome::kFailed;
   double max_error = 0;
   std::string detail;
+  int types_confirmed_by_onnx = 0;  // of the last data set's import
 };
 
 const char* OutcomeName(Outcome o) {
@@ -360,6 +361,7 @@ CaseResult RunCase(const fs::path& dir, const std::string& name,
       }
       return failed(absl::StrCat("import: ", imported.status().message()));
     }
+    result.types_confirmed_by_onnx = imported->types_confirmed_by_onnx;
     absl::Status typed = ir::InferTypes(imported->module);
     if (!typed.ok()) return failed(absl::StrCat("type inference: ", typed.message()));
     // What `relayc import` writes must read back as the same module.
@@ -479,6 +481,15 @@ int Main() {
                 absl::GetFlag(FLAGS_target).c_str(), absl::StrJoin(Schedules(), ", ").c_str(),
                 total[0], compiled_failed);
   }
+  int confirmed = 0;
+  int cases_confirmed = 0;
+  for (const CaseResult& r : results) {
+    if (r.outcome != Outcome::kPassed) continue;
+    confirmed += r.types_confirmed_by_onnx;
+    cases_confirmed += r.types_confirmed_by_onnx > 0;
+  }
+  std::printf("ONNX's shape inference agreed with the importer on %d values in %d passed cases\n",
+              confirmed, cases_confirmed);
   std::printf("conformance: %d passed, %d failed, %d unsupported\n", total[0], total[1], total[2]);
   return total[1] > 0 ? 1 : 0;
 }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lowering/frontend/onnx/converter.h"
+#include "lowering/frontend/onnx/shape_check.h"
 #include "lowering/frontend/onnx/tensor_proto.h"
 #include "lowering/io/file.h"
 #include "lowering/ir/op.h"
@@ -102,6 +103,8 @@ class GraphImporter : public GraphServices {
       : graph_(graph), opset_(opset), options_(options), source_name_(std::move(source_name)) {}
 
   absl::StatusOr<ImportedModel> Import();
+  // The type of every ONNX value imported so far, by name.
+  std::map<std::string, ir::Type> ValueTypes() const;
 
   absl::StatusOr<ir::Expr> Materialize(const TypedExpr& value,
                                        const std::string& name_hint) override;
@@ -425,6 +428,12 @@ absl::StatusOr<ImportedModel> GraphImporter::Import() {
   return model;
 }
 
+std::map<std::string, ir::Type> GraphImporter::ValueTypes() const {
+  std::map<std::string, ir::Type> types;
+  for (const auto& [name, value] : values_) types.emplace(name, value->type);
+  return types;
+}
+
 }  // namespace
 
 std::string SanitizeName(const std::string& name) {
@@ -460,6 +469,14 @@ absl::StatusOr<ImportedModel> ImportOnnxModel(const ::onnx::ModelProto& model,
   GraphImporter importer(model.graph(), opset, options, source_name);
   absl::StatusOr<ImportedModel> imported = importer.Import();
   if (!imported.ok()) return error(imported.status());
+  std::map<std::string, ir::Shape> input_shapes;
+  for (const ImportedModel::Input& input : imported->inputs) {
+    if (input.type.is_tensor()) input_shapes.emplace(input.onnx_name, input.type.shape());
+  }
+  absl::StatusOr<int> agreed =
+      CheckAgainstOnnxShapeInference(model, importer.ValueTypes(), input_shapes);
+  if (!agreed.ok()) return error(agreed.status());
+  imported->types_confirmed_by_onnx = *agreed;
   return imported;
 }
 

@@ -743,6 +743,24 @@ TEST(ImporterTest, OneDimensionalConvAndPool) {
   EXPECT_THAT(Run1(m, F32({1, 1, 4}, {1, 2, 3, 4})), ElementsAre(3, 7));
 }
 
+// GlobalMaxPool and GlobalAveragePool keep the spatial axes as ones (N, C, 1, 1).
+TEST(ImporterTest, GlobalPools) {
+  ModelBuilder m;
+  m.Input("x", DType::kFloat32, {1, 2, 2, 3});
+  m.Node("GlobalMaxPool", {"x"}, {"max"});
+  m.Node("GlobalAveragePool", {"x"}, {"avg"});
+  m.Output("max").Output("avg");
+  EXPECT_THAT(Print(m), HasSubstr("nn.global_max_pool2d(%x)"));
+  const Tensor x = F32({1, 2, 2, 3}, {1, -2, 3, 4, 0, -6,        // channel 0
+                                      -1, -2, -3, -4, -5, -9});  // channel 1
+  absl::StatusOr<std::vector<Tensor>> out = ImportAndRun(m.model(), {{"x", x}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), (ir::Shape{1, 2, 1, 1}));
+  EXPECT_THAT((*out)[0].ToDoubles(), ElementsAre(4, -1));
+  EXPECT_EQ((*out)[1].shape(), (ir::Shape{1, 2, 1, 1}));
+  EXPECT_THAT((*out)[1].ToDoubles(), ElementsAre(0, -4));  // 0 / 6 and -24 / 6
+}
+
 TEST(ImporterTest, LogicalOpsOnBools) {
   ModelBuilder m;
   m.Input("a", DType::kBool, {4});
