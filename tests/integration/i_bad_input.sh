@@ -1,8 +1,8 @@
 #!/bin/bash
 # Bad input fails the build with a message that names the model or the kernel: a model file that
 # does not exist, a file that is not an ONNX model, input shapes that are malformed, name no
-# input, or contradict the model, a kernel file whose text does not hash to its name, and a
-# library file that is not named like a kernel.
+# input, or contradict the model, a kernel file whose text does not hash to its name, a kernel
+# that does not compile, and a library file that is not named like a kernel.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 itest_begin
 
@@ -25,8 +25,10 @@ EOF2
 model_package missing ghost ghost.onnx ''
 itest_bazel build //missing:ghost
 expect_failure "a missing model file fails the build"
-expect_grep "the error names the missing file" "ghost.onnx" "$ITEST_OUT"
-expect_grep "the error names the model" "//missing:ghost" "$ITEST_OUT"
+expect_grep "the error names the missing file" "missing input file '//missing:ghost.onnx'" \
+  "$ITEST_OUT"
+expect_grep "the error names the model" \
+  "Partitioning model //missing:ghost (missing/ghost.onnx) into kernels failed" "$ITEST_OUT"
 
 model_package corrupt junk junk.onnx ''
 echo "this is not a protobuf" >"$WS/corrupt/junk.onnx"
@@ -62,6 +64,23 @@ expect_failure "a kernel file whose text does not hash to its name fails the bui
 expect_grep "the error names the kernel" "Compiling kernel k_0123456789abcdef0123" "$ITEST_OUT"
 expect_grep "relayc says the file does not hold that kernel" \
   "kernel file 'k_0123456789abcdef0123.relay' does not hold kernel k_0123456789abcdef0123" "$ITEST_OUT"
+
+# A kernel file that is what its name says but does not compile: its op does not exist here (a
+# library written by a newer relayc, say). The compile action fails naming the kernel and why.
+itest_kernel_package uncompilable
+text='#[relay_kernel = 1]
+fn (%p0: Tensor[(4), float32]) -> Tensor[(4), float32] {
+  nn.frobnicate(%p0)
+}
+'
+bad_id="k_$(printf '%s' "$text" | sha256sum | cut -c1-20)"
+printf '%s' "$text" >"$WS/uncompilable/kernels/$bad_id.relay"
+itest_bazel build //uncompilable:kernels
+expect_failure "a kernel that fails to compile fails the build"
+expect_grep "the error names the kernel" "Compiling kernel $bad_id" "$ITEST_OUT"
+expect_grep "relayc says what does not compile" "nn.frobnicate" "$ITEST_OUT"
+expect_eq "no object is left of the failed kernel" \
+  "$(find "$WS/bazel-bin/uncompilable/" -name "$bad_id.*" 2>/dev/null | wc -l)" 0
 
 itest_kernel_package misnamed
 cp "$real" "$WS/misnamed/kernels/conv.relay"
