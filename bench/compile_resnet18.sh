@@ -109,8 +109,9 @@ done
 table="$(
   echo "ResNet-18, batch 1, 3x224x224 ($(grep -oE '[0-9]+ kernels, [0-9]+ calls' "$work/partition.txt"));"
   echo "$cpu, $(nproc) CPUs; relayc built with -c opt; run latency: median of $repeat runs."
-  echo "Load average (1 min) before/after: $load_before / $(cut -d' ' -f1 /proc/loadavg): other"
-  echo "processes on these CPUs inflate every figure, and hide the second thread's gain."
+  echo "Load average (1 min) before/after: $load_before / $(cut -d' ' -f1 /proc/loadavg) (above"
+  echo "about 1, other processes on these 2 CPUs inflate every figure and hide the second"
+  echo "thread's gain). The naive schedule has no parallel loop: its 2-thread figure is 1 thread's."
   echo
   echo "| target | schedule | kernels | compile ms/kernel, in process: median / max | relayc compile process ms: median / max | compile all, s | latency 1 thread, ms | latency 2 threads, ms |"
   echo "|---|---|---|---|---|---|---|---|"
