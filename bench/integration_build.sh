@@ -73,7 +73,8 @@ kernels=$(find "$src/models/kernels" -name 'k_*.relay' | wc -l)
 timed build //models:all
 noop_secs=$secs noop_total=$total
 
-sed -i 's|"resnet": ("resnet18", "", |"resnet": ("resnet18", "--num_classes=999", |' "$src/models/BUILD"
+# models/BUILD as buildifier writes it: `"resnet": (\n "resnet18",\n "",` (flags empty).
+perl -0pi -e 's/("resnet":\s*\(\s*"resnet18",\s*)""/$1"--num_classes=999"/' "$src/models/BUILD"
 grep -q -- '--num_classes=999' "$src/models/BUILD" || { echo "bench: cannot edit models/BUILD" >&2; exit 1; }
 before=$(find "$src/models/kernels" -name 'k_*.relay' | wc -l)
 (cd "$src" && bazel --nohome_rc --output_base="$ob" run --color=no --curses=no --noshow_progress \
