@@ -72,7 +72,8 @@ report_counts "build and run the binary"
 expect_grep "the binary prints the model's output shape" "output shape: 1x10, 10 finite values" \
   "$ITEST_OUT"
 expect_eq "kernels compiled by the source-built relayc" \
-  "$(spawn_field RelayCompile arg | grep -c '^bazel-out/host/bin/external/rules_relay/lowering/tools/relayc$')" \
+  "$(spawn_field RelayCompile arg |
+    grep -cE '^bazel-out/(host|[^/]*-exec-[^/]*)/bin/external/rules_relay/lowering/tools/relayc$')" \
   "$(count_spawns RelayCompile all)"
 expect_eq "RelayCompile actions: three kernels and the overflow" "$(count_spawns RelayCompile all)" 4
 expect_no_grep "no overflow warning" "not in the kernel library" "$ITEST_OUT"
