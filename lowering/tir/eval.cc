@@ -338,13 +338,34 @@ class Evaluator {
             s->for_kind() == ForKind::kParallel || s->for_kind() == ForKind::kVectorized ||
             s->for_kind() == ForKind::kBlockIdx || s->for_kind() == ForKind::kThreadIdx;
         const ExprNode* var = s->loop_var().get();
-        for (int64_t k = 0; k < extent && !failed(); ++k) {
-          vars_[var].i = min + (reverse ? extent - 1 - k : k);
-          Exec(s->body());
+        // A thread loop with barriers in its body runs in phases: every thread up to the first
+        // barrier, then every thread up to the next, ... (as a GPU's threads would wait there).
+        std::vector<std::vector<Stmt>> phases(1);
+        if (s->for_kind() == ForKind::kThreadIdx && s->body()->kind() == StmtKind::kSeq) {
+          for (const Stmt& c : s->body()->seq()) {
+            if (c->kind() == StmtKind::kBarrier) {
+              phases.emplace_back();
+            } else {
+              phases.back().push_back(c);
+            }
+          }
+        } else {
+          phases.back().push_back(s->body());
+        }
+        for (const std::vector<Stmt>& phase : phases) {
+          for (int64_t k = 0; k < extent && !failed(); ++k) {
+            vars_[var].i = min + (reverse ? extent - 1 - k : k);
+            for (const Stmt& c : phase) Exec(c);
+          }
         }
         vars_.erase(var);
         return;
       }
+      case StmtKind::kBarrier:
+        Fail(absl::UnimplementedError(
+            "a barrier not at the top of a threadIdx loop's body: the evaluator runs threads "
+            "in phases between such barriers only"));
+        return;
       case StmtKind::kSeq:
         for (const Stmt& c : s->seq()) Exec(c);
         return;

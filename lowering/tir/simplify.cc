@@ -717,6 +717,8 @@ Stmt Simplifier::StmtOf(const Stmt& s) {
       }
       return MakeIfThenElse(cond, then_body, else_body);
     }
+    case StmtKind::kBarrier:
+      return s;
     case StmtKind::kLetStmt: {
       PrimExpr value = Same(s->value());
       if (value->is_const() || value->kind() == ExprKind::kVar) {

@@ -46,8 +46,8 @@ void Print(const Stmt& s, int indent, std::string* out) {
       return;
     case StmtKind::kAllocate:
       absl::StrAppend(out, pad, "allocate ", s->buffer()->name(), "[",
-                      ir::DTypeName(s->buffer()->dtype()), " * ", s->buffer()->NumElements(),
-                      "] {\n");
+                      ir::DTypeName(s->buffer()->dtype()), " * ", s->buffer()->NumElements(), "]",
+                      s->buffer()->scope() == BufferNode::Scope::kShared ? " shared" : "", " {\n");
       Print(s->body(), indent + 1, out);
       absl::StrAppend(out, pad, "}\n");
       return;
@@ -64,6 +64,9 @@ void Print(const Stmt& s, int indent, std::string* out) {
       absl::StrAppend(out, pad, "let ", s->loop_var()->name(), " = ", ExprToString(s->value()),
                       ";\n");
       Print(s->body(), indent, out);
+      return;
+    case StmtKind::kBarrier:
+      absl::StrAppend(out, pad, "barrier;\n");
       return;
   }
 }
@@ -120,7 +123,7 @@ Stmt MakeStore(Buffer buffer, PrimExpr index, PrimExpr value) {
 }
 
 Stmt MakeAllocate(Buffer buffer, Stmt body) {
-  RELAY_CHECK(buffer->scope() == BufferNode::Scope::kLocal, "allocate of a parameter buffer");
+  RELAY_CHECK(buffer->scope() != BufferNode::Scope::kParam, "allocate of a parameter buffer");
   auto n = New(StmtKind::kAllocate);
   n->buffer_ = std::move(buffer);
   n->body_ = std::move(body);
@@ -165,5 +168,7 @@ std::string PrimFuncToString(const PrimFunc& func) {
   Print(func.body, 1, &out);
   return out + "}\n";
 }
+
+Stmt MakeBarrier() { return New(StmtKind::kBarrier); }
 
 }  // namespace relay::tir

@@ -13,9 +13,11 @@ namespace relay::tir {
 
 // A flat array of elements. Parameters are the kernel's arguments (inputs, then outputs);
 // locals are allocated by an Allocate statement (on the stack or heap: codegen decides by size).
+// Shared buffers (CUDA targets) are allocated inside a blockIdx loop, one per block, and seen by
+// every thread of the block (CUDA __shared__); threads order their accesses with barriers.
 class BufferNode {
  public:
-  enum class Scope { kParam, kLocal };
+  enum class Scope { kParam, kLocal, kShared };
   static Buffer Make(std::string name, DType dtype, std::vector<int64_t> shape, Scope scope);
 
   const std::string& name() const { return name_; }
@@ -35,7 +37,9 @@ class BufferNode {
   Scope scope_;
 };
 
-enum class StmtKind { kFor, kSeq, kStore, kAllocate, kIfThenElse, kLetStmt };
+// kBarrier (CUDA targets): no thread of the block goes on before every thread of the block has
+// reached it (__syncthreads()). Every thread of the block must reach the same barriers.
+enum class StmtKind { kFor, kSeq, kStore, kAllocate, kIfThenElse, kLetStmt, kBarrier };
 
 // How a loop runs. kParallel loops are split across the runtime's thread pool; kVectorized
 // loops are emitted so LLVM vectorizes them (they must have no loop-carried dependence);
@@ -86,9 +90,10 @@ Stmt MakeFor(PrimExpr loop_var, PrimExpr min, PrimExpr extent, ForKind kind, Stm
 // A sequence; nested sequences are flattened and a single statement is returned as is.
 Stmt MakeSeq(std::vector<Stmt> stmts);
 Stmt MakeStore(Buffer buffer, PrimExpr index, PrimExpr value);  // value dtype == buffer dtype
-Stmt MakeAllocate(Buffer buffer, Stmt body);                    // buffer scope kLocal
+Stmt MakeAllocate(Buffer buffer, Stmt body);                    // scope kLocal or kShared
 Stmt MakeIfThenElse(PrimExpr condition, Stmt then_body, Stmt else_body = nullptr);
 Stmt MakeLetStmt(PrimExpr var, PrimExpr value, Stmt body);
+Stmt MakeBarrier();
 
 // A kernel: `params` are its buffers in calling-convention order (inputs in the kernel's
 // parameter order, then outputs); `name` is the exported symbol ("k_<id>").
@@ -100,7 +105,8 @@ struct PrimFunc {
 };
 
 // Deterministic, indented text: "for (i, 0, 64) parallel {", "out[(i*64) + j] = ...;",
-// "allocate acc[float32 * 16] {", "if (cond) { ... } else { ... }".
+// "allocate acc[float32 * 16] {", "allocate rf[float32 * 64] shared {", "if (cond) { ... } else
+// { ... }", "barrier;".
 std::string StmtToString(const Stmt& stmt);
 std::string PrimFuncToString(const PrimFunc& func);
 

@@ -82,6 +82,8 @@ Stmt MutateStmtExprs(const Stmt& s, const std::function<PrimExpr(const PrimExpr&
       }
       return MakeIfThenElse(cond, then_body, else_body);
     }
+    case StmtKind::kBarrier:
+      return s;
     case StmtKind::kLetStmt: {
       PrimExpr value = m(s->value());
       Stmt body = MutateStmtExprs(s->body(), f);

@@ -321,7 +321,16 @@ class Verifier {
         }
         ranges_[v] = r;
         loop_vars_.insert(v);
+        const bool block = s->for_kind() == ForKind::kBlockIdx;
+        const bool thread = s->for_kind() == ForKind::kThreadIdx;
+        block_loops_ += block;
+        thread_loops_ += thread;
+        const int ifs = ifs_in_thread_;
+        if (thread) ifs_in_thread_ = 0;
         Visit(s->body());
+        ifs_in_thread_ = ifs;
+        block_loops_ -= block;
+        thread_loops_ -= thread;
         loop_vars_.erase(v);
         ranges_.erase(v);
         in_scope_.erase(v);
@@ -342,8 +351,12 @@ class Verifier {
         return;
       case StmtKind::kAllocate: {
         const BufferNode* b = s->buffer().get();
-        if (b->scope() != BufferNode::Scope::kLocal || params_.count(b) != 0) {
+        if (b->scope() == BufferNode::Scope::kParam || params_.count(b) != 0) {
           Fail(absl::StrCat("allocate of non-local buffer ", b->name()));
+        }
+        if (b->scope() == BufferNode::Scope::kShared && (block_loops_ == 0 || thread_loops_ > 0)) {
+          Fail(absl::StrCat("shared buffer ", b->name(),
+                            " is not allocated in a blockIdx loop outside its threadIdx loops"));
         }
         if (!allocated_ever_.insert(b).second) {
           Fail(absl::StrCat("buffer ", b->name(), " is allocated twice"));
@@ -356,8 +369,16 @@ class Verifier {
       case StmtKind::kIfThenElse:
         CheckExpr(s->condition());
         if (s->condition()->dtype() != DType::kBool) Fail("if condition is not bool");
+        ++ifs_in_thread_;
         VisitBranch(s->body(), s->condition(), false);
         VisitBranch(s->else_body(), s->condition(), true);
+        --ifs_in_thread_;
+        return;
+      case StmtKind::kBarrier:
+        // Every thread of the block must reach it: not outside a thread loop, not under a
+        // condition inside one.
+        if (thread_loops_ == 0) Fail("barrier outside a threadIdx loop");
+        if (ifs_in_thread_ > 0) Fail("barrier under a condition (threads could skip it)");
         return;
       case StmtKind::kLetStmt: {
         CheckExpr(s->value());
@@ -376,6 +397,8 @@ class Verifier {
   absl::Status status_;
   std::unordered_set<const BufferNode*> params_, allocated_, allocated_ever_;
   std::unordered_set<const ExprNode*> bound_ever_, in_scope_, loop_vars_;
+  int block_loops_ = 0, thread_loops_ = 0;  // enclosing bound loops
+  int ifs_in_thread_ = 0;                   // conditions inside the innermost thread loop
   VarRanges ranges_;
   std::vector<Guard> guards_;
   int opaque_guards_ = 0;

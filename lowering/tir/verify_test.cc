@@ -107,5 +107,33 @@ TEST_F(VerifyTest, RejectsUnknownBuffersAndLeftoverTensorExpressions) {
             "k: tensor-expression node left: t[1]");
 }
 
+// Shared buffers live in a block, outside its thread loop; barriers sit in the thread loop,
+// where every thread reaches them (not under a condition).
+TEST_F(VerifyTest, SharedBuffersAndBarriers) {
+  Buffer shared = BufferNode::Make("rf", DType::kFloat32, {4}, Scope::kShared);
+  auto thread_body = [&](Stmt barrier) {
+    return MakeSeq({MakeStore(shared, j_, MakeLoad(in_, i_ * I(4) + j_ - I(4) * i_)), barrier,
+                    MakeIfThenElse(Lt(j_, I(1)), MakeStore(out_, i_, MakeLoad(shared, I(3))))});
+  };
+  auto block = [&](Stmt inside_block) {
+    return MakeFor(i_, I(0), I(2), ForKind::kBlockIdx, inside_block);
+  };
+  Stmt good = block(MakeAllocate(
+      shared, MakeFor(j_, I(0), I(4), ForKind::kThreadIdx, thread_body(MakeBarrier()))));
+  EXPECT_TRUE(Verify(good).ok()) << Verify(good);
+  // Outside any block loop.
+  Stmt no_block = MakeAllocate(
+      shared, MakeFor(j_, I(0), I(4), ForKind::kThreadIdx, thread_body(MakeBarrier())));
+  EXPECT_EQ(Message(no_block),
+            "k: shared buffer rf is not allocated in a blockIdx loop outside its threadIdx loops");
+  // A barrier some threads skip.
+  Stmt skipped = block(
+      MakeAllocate(shared, MakeFor(j_, I(0), I(4), ForKind::kThreadIdx,
+                                   thread_body(MakeIfThenElse(Lt(j_, I(2)), MakeBarrier())))));
+  EXPECT_EQ(Message(skipped), "k: barrier under a condition (threads could skip it)");
+  // A barrier with no threads to wait for.
+  EXPECT_EQ(Message(block(MakeBarrier())), "k: barrier outside a threadIdx loop");
+}
+
 }  // namespace
 }  // namespace relay::tir

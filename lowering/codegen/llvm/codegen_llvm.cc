@@ -104,6 +104,8 @@ void VisitStmt(const Stmt& s, const std::function<void(const Stmt&)>& on_stmt,
       VisitExprs(s->value(), on_expr);
       VisitStmt(s->body(), on_stmt, on_expr);
       return;
+    case StmtKind::kBarrier:
+      return;
   }
 }
 
@@ -993,6 +995,9 @@ class CodeGen {
         ScopedBinding bind(this, s->loop_var().get(), v, range);
         return EmitStmt(s->body());
       }
+      case StmtKind::kBarrier:
+        // Only CUDA schedules make barriers: a CPU kernel has no block of threads to wait for.
+        return Error("a barrier in a CPU kernel (barriers belong to CUDA thread blocks)");
     }
     return Error("unknown statement kind");
   }
