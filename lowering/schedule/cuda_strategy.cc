@@ -12,8 +12,20 @@
 // Each root nest becomes one kernel launch (codegen/cuda), so launches are ordered and a
 // reduction in a root nest of its own is complete before its readers run. A stage without
 // spatial axes (a full reduction to a scalar) has nothing to bind and runs as one thread.
+//
+// Few outputs, long reductions (a classifier's dense: 1000 outputs of 512 or more products
+// each) would leave most of a GPU idle one thread per output. Those get one block per output
+// instead: the reduction's axes fused and split by T, the inner part bound to threadIdx.x (a
+// cross-thread reduction: each thread sums every T-th product into its slot of a shared buffer,
+// then the block combines the slots; see lower.cc), and the output's epilogue after it in every
+// thread of the block:
+//
+//   for f blockIdx.x:                             one output element per block
+//     for ki threadIdx.x:  rf[ki] = sum over ko of x[ko * T + ki]; barrier; tree; dense = rf[0]
+//     out[f] = relu(dense + bias[f])
 #include "lowering/schedule/cuda_strategy.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
@@ -43,6 +55,14 @@ class CudaStrategy {
     for (const te::Tensor& out : schedule_.outputs()) {
       Stage* o = schedule_[out];
       if (!IsCompute(*o) || !done.insert(o).second) continue;
+      std::vector<Stage*> attachable = Attachable(o);
+      Stage* r = IsReduce(*o) && attachable.empty() ? o : nullptr;
+      if (!IsReduce(*o) && attachable.size() == 1) r = attachable[0];
+      if (r != nullptr && WantsCrossThread(*o, *r)) {
+        RETURN_IF_ERROR(CrossThread(o, r));
+        done.insert(r);
+        continue;
+      }
       ASSIGN_OR_RETURN(Loop thread, BindSpatial(o));
       if (!thread.valid()) continue;
       for (Stage* r : Attachable(o)) {
@@ -76,6 +96,42 @@ class CudaStrategy {
     RETURN_IF_ERROR(s->Bind(parts.first, LoopAnnotation::kBlockIdx));
     RETURN_IF_ERROR(s->Bind(parts.second, LoopAnnotation::kThreadIdx));
     return parts.second;
+  }
+
+  // Whether output `o`, whose one reduction is `r` (maybe `o` itself), has so few elements and
+  // so long a reduction that a block per element does better than a thread per element.
+  static bool WantsCrossThread(const Stage& o, const Stage& r) {
+    if (o.num_axes() == 0 || r.num_reduce_axes() == 0) return false;
+    int64_t outputs = 1;
+    for (int d = 0; d < o.num_axes(); ++d) outputs *= o.extent(o.axis(d));
+    return outputs <= kCrossThreadMaxOutputs && ReduceExtent(r) >= kCrossThreadMinReduction;
+  }
+
+  static int64_t ReduceExtent(const Stage& r) {
+    int64_t k = 1;
+    for (int j = 0; j < r.num_reduce_axes(); ++j) k *= r.extent(r.reduce_axis(j));
+    return k;
+  }
+
+  // One block per element of `o`; `r`'s reduction split over the block's threads.
+  absl::Status CrossThread(Stage* o, Stage* r) {
+    Loop block = o->axis(0);
+    for (int d = 1; d < o->num_axes(); ++d) {
+      ASSIGN_OR_RETURN(block, o->Fuse(block, o->axis(d)));
+    }
+    RETURN_IF_ERROR(o->Bind(block, LoopAnnotation::kBlockIdx));
+    Loop k = r->reduce_axis(0);
+    for (int j = 1; j < r->num_reduce_axes(); ++j) {
+      ASSIGN_OR_RETURN(k, r->Fuse(k, r->reduce_axis(j)));
+    }
+    // The largest power of two up to the reduction's length, within [32, 256] threads.
+    int64_t threads = 32;
+    while (threads * 2 <= std::min<int64_t>(ReduceExtent(*r), kCudaThreadsPerBlock)) threads *= 2;
+    ASSIGN_OR_RETURN(auto parts, r->Split(k, threads));
+    RETURN_IF_ERROR(r->Reorder({parts.second, parts.first}));
+    RETURN_IF_ERROR(r->Bind(parts.second, LoopAnnotation::kThreadIdx));
+    if (r != o) RETURN_IF_ERROR(r->ComputeAt(o, block));
+    return absl::OkStatus();
   }
 
   // readers_[t]: the materialized stages whose expanded bodies read t.

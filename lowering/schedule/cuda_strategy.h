@@ -15,12 +15,19 @@ namespace relay::schedule {
 // threadIdx.x; its reduction loops run inside the thread. A reduction that is not an output
 // (softmax's max and sum, layer_norm's mean) is computed inside the thread of the one output
 // element that reads it (compute_at), when every read of it takes one element; otherwise it is
-// a root nest of its own, bound the same way, in a device buffer (a launch of its own). Details
-// in cuda_strategy.cc.
+// a root nest of its own, bound the same way, in a device buffer (a launch of its own). An
+// output with at most kCrossThreadMaxOutputs elements whose one reduction is at least
+// kCrossThreadMinReduction long gets a block per element instead, the reduction split over the
+// block's threads (a cross-thread reduction through shared memory). Details in
+// cuda_strategy.cc.
 absl::Status ApplyCudaStrategy(Schedule* schedule, const Target& target);
 
 // Threads per block of the thread-per-element schedules (a multiple of the warp size).
 inline constexpr int64_t kCudaThreadsPerBlock = 256;
+
+// When an output is computed a block per element (see above): few elements, long reductions.
+inline constexpr int64_t kCrossThreadMaxOutputs = 8192;
+inline constexpr int64_t kCrossThreadMinReduction = 128;
 
 }  // namespace relay::schedule
 

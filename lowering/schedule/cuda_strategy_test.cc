@@ -70,13 +70,16 @@ void Walk(const tir::Stmt& s, std::vector<tir::ForKind>* loops,
       Walk(s->else_body(), loops, fn);
       return;
     case tir::StmtKind::kStore:
+    case tir::StmtKind::kBarrier:
       return;
   }
 }
 
+// Whether a statement with these loops around it runs on the GPU's threads: inside a thread
+// loop, or inside a block loop (then in every thread of the block).
 bool Bound(const std::vector<tir::ForKind>& loops) {
   for (tir::ForKind k : loops) {
-    if (k == tir::ForKind::kThreadIdx) return true;
+    if (k == tir::ForKind::kThreadIdx || k == tir::ForKind::kBlockIdx) return true;
   }
   return false;
 }
@@ -185,25 +188,71 @@ def @main(%x: Tensor[(4, 5), float32]) { sum(%x) })");
   EXPECT_THAT(tir, ::testing::Not(HasSubstr("threadIdx.x")));
 }
 
-TEST(CudaStrategyTest, BindMisuse) {
-  te::Tensor a = te::Placeholder("a", {4, 8}, ir::DType::kFloat32);
-  te::IterVar k = te::ReduceAxis(8, "k");
+// s[i] = sum over k of a[i, k], a of shape (4, n).
+std::pair<te::Tensor, te::Tensor> RowSum(int64_t n) {
+  te::Tensor a = te::Placeholder("a", {4, n}, ir::DType::kFloat32);
+  te::IterVar k = te::ReduceAxis(n, "k");
   te::Tensor s = te::Compute(
       "s", {4},
       [&](const std::vector<tir::PrimExpr>& i) {
         return te::Sum(te::Read(a, {i[0], k.var}), {k});
       },
       "sum", ir::OpPattern::kCommReduce);
+  return {a, s};
+}
+
+TEST(CudaStrategyTest, BindMisuse) {
+  auto [a, s] = RowSum(8);
   Schedule sch({s});
   Stage* st = sch[s];
-  EXPECT_THAT(std::string(st->Bind(st->reduce_axis(0), LoopAnnotation::kThreadIdx).message()),
-              HasSubstr("bind of reduction loop"));
+  EXPECT_THAT(std::string(st->Bind(st->reduce_axis(0), LoopAnnotation::kBlockIdx).message()),
+              HasSubstr("bind of reduction loop k to blockIdx.x"));
   EXPECT_EQ(st->Bind(st->axis(0), LoopAnnotation::kParallel).code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(st->Bind(st->axis(0), LoopAnnotation::kThreadIdx).ok());
   absl::StatusOr<tir::PrimFunc> f = LowerSchedule(sch, {a, s}, "k");
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_THAT(tir::PrimFuncToString(*f), HasSubstr(", 0, 4) threadIdx.x {"));
+}
+
+// A classifier's dense + bias + relu (10 outputs of 300 products): a block per output, the
+// reduction split over 256 threads that combine their partial sums in shared memory, the
+// epilogue after it; the evaluator (threads in phases between barriers) gives the interpreter's
+// result.
+TEST(CudaStrategyTest, FewOutputsLongReductionIsCrossThread) {
+  const std::string text = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 300), float32], %w: Tensor[(10, 300), float32], %b: Tensor[(10), float32]) {
+  %0 = nn.dense(%x, %w);
+  %1 = nn.bias_add(%0, %b);
+  nn.relu(%1)
+})";
+  const std::string tir = Lowered(text);
+  EXPECT_THAT(tir, HasSubstr(", 0, 10) blockIdx.x {"));
+  EXPECT_THAT(tir, HasSubstr(", 0, 256) threadIdx.x {"));
+  EXPECT_THAT(tir, HasSubstr("[float32 * 256] shared {"));
+  EXPECT_THAT(tir, HasSubstr("barrier;"));
+  EXPECT_EQ(Check(TypedModule(text), "main"), "");
+  // A sum over rows of 200 (8 rows): the same, with 128 threads; one over rows of 100 stays a
+  // thread per row.
+  const std::string sum = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(8, 200), float32]) { sum(%x, axis=[1]) })";
+  EXPECT_THAT(Lowered(sum), HasSubstr(", 0, 128) threadIdx.x {"));
+  EXPECT_EQ(Check(TypedModule(sum), "main"), "");
+  EXPECT_THAT(Lowered(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(8, 100), float32]) { sum(%x, axis=[1]) })"),
+              ::testing::Not(HasSubstr("shared")));
+}
+
+// A thread-bound reduction loop must be the first reduction loop and of power-of-two extent.
+TEST(CudaStrategyTest, ThreadBoundReductionMisuse) {
+  auto [a, s] = RowSum(24);
+  Schedule sch({s});
+  Stage* st = sch[s];
+  ASSERT_TRUE(st->Bind(st->axis(0), LoopAnnotation::kBlockIdx).ok());
+  ASSERT_TRUE(st->Bind(st->reduce_axis(0), LoopAnnotation::kThreadIdx).ok());
+  absl::StatusOr<tir::PrimFunc> f = LowerSchedule(sch, {a, s}, "k");
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(std::string(f.status().message()), HasSubstr("power-of-two extent"));
 }
 
 }  // namespace

@@ -431,6 +431,7 @@ class Lowerer {
       }
     }
 
+    RETURN_IF_ERROR(CheckThreadReduction(*s));
     int vectorized_reductions = 0;
     for (const auto& l : leaves) {
       if (st.info(l).reduce && st.info(l).annotation == LoopAnnotation::kVectorize) {
@@ -509,6 +510,35 @@ class Lowerer {
                                    BufferNode::Scope::kLocal);
     }
     s->laid_out = true;
+    return absl::OkStatus();
+  }
+
+  // A reduction loop bound to threadIdx (a cross-thread reduction) must be the stage's first
+  // reduction loop, of power-of-two extent (the combining tree halves it), with only serial
+  // reduction loops inside it.
+  absl::Status CheckThreadReduction(const StageInfo& s) const {
+    const Stage& st = *s.stage;
+    const auto& leaves = st.leaf_loops();
+    bool seen_reduce = false;
+    for (size_t q = 0; q < leaves.size(); ++q) {
+      const auto& info = st.info(leaves[q]);
+      if (!info.reduce || info.annotation != LoopAnnotation::kThreadIdx) {
+        seen_reduce = seen_reduce || info.reduce;
+        continue;
+      }
+      const int64_t extent = info.extent;
+      bool simple_inside = true;
+      for (size_t k = q + 1; k < leaves.size(); ++k) {
+        const auto& in = st.info(leaves[k]);
+        if (!in.reduce || in.annotation != LoopAnnotation::kNone) simple_inside = false;
+      }
+      if (seen_reduce || !simple_inside || extent < 1 || (extent & (extent - 1)) != 0) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            name_, ": stage ", s.op->name(), ": reduction loop ", info.name,
+            " is bound to threadIdx.x: it must be the first reduction loop, of power-of-two "
+            "extent, with only plain reduction loops inside it"));
+      }
+    }
     return absl::OkStatus();
   }
 
@@ -595,6 +625,9 @@ class Lowerer {
     for (int q = first_reduce + 1; q < n; ++q) {
       if (!st.info(leaves[static_cast<size_t>(q)]).reduce) inner_spatial.push_back(q);
     }
+    const bool thread_reduce =
+        s->is_reduce && first_reduce < n &&
+        st.info(leaves[static_cast<size_t>(first_reduce)]).annotation == LoopAnnotation::kThreadIdx;
     Buffer rf;
     int64_t lanes = 1;
     auto rf_index = [&](const VarMap& copy, const PrimExpr& lane) {
@@ -639,6 +672,7 @@ class Lowerer {
     };
 
     std::function<Stmt(int)> from = [&](int q) -> Stmt {
+      if (thread_reduce && q == first_reduce) return CrossThreadReduction(s, q, index, source);
       if (s->is_reduce && q == first_reduce) {
         Stmt rest = q == n ? update : Loop(s, q, kind(q), from);
         if (rf == nullptr) return tir::MakeSeq({init_nest(nullptr), rest});
@@ -667,6 +701,50 @@ class Lowerer {
       return Loop(s, q, kind(q), from);
     };
     return from(0);
+  }
+
+  // A reduction whose first reduction loop `q` is bound to threadIdx (CUDA): each thread
+  // accumulates its share of the reduction into its slot of a shared buffer, the block combines
+  // the slots in a tree (halving the active threads, a barrier after each step), and every
+  // thread then stores the result (the same value) into the stage's buffer:
+  //
+  //   allocate rf[T] shared
+  //   for t threadIdx:
+  //     rf[t] = identity; <loops inside q>: rf[t] = rf[t] + source
+  //     barrier; if t < T/2: rf[t] = rf[t] + rf[t + T/2]; barrier; ...; buffer[i] = rf[0]
+  // LayOut checked the form (CheckThreadReduction).
+  Stmt CrossThreadReduction(StageInfo* s, int q, const PrimExpr& index, const PrimExpr& source) {
+    const Stage& st = *s->stage;
+    const size_t id = static_cast<size_t>(st.leaf_loops()[static_cast<size_t>(q)].id);
+    const int64_t threads = s->extent[id];
+    RELAY_CHECK(s->attached[static_cast<size_t>(q)].empty(),
+                "a stage is attached at a thread-bound reduction loop");
+    const tir::Combiner c = s->expanded->combiner();
+    const ir::DType dtype = s->op->dtype();
+    Buffer rf = BufferNode::Make(Fresh(&buffer_names_, s->op->name() + "_rf"), dtype, {threads},
+                                 BufferNode::Scope::kShared);
+    const PrimExpr& t = s->var[id];
+    auto slot = [&](const PrimExpr& i) { return tir::MakeLoad(rf, i); };
+    // The loops inside q accumulate into the thread's slot.
+    std::function<Stmt(int)> inner = [&](int k) -> Stmt {
+      const int n = static_cast<int>(st.leaf_loops().size());
+      if (k == n) return tir::MakeStore(rf, t, tir::Combine(c, slot(t), source));
+      return Loop(s, k, KindOf(st.info(st.leaf_loops()[static_cast<size_t>(k)]).annotation), inner);
+    };
+    std::vector<Stmt> body = {
+        tir::MakeStore(rf, t, tir::CombinerIdentity(c, dtype)),
+        WrapGuards(s->guards[static_cast<size_t>(q)], inner(q + 1)),
+        tir::MakeBarrier(),
+    };
+    for (int64_t half = threads / 2; half >= 1; half /= 2) {
+      PrimExpr other = tir::MakeBinary(ExprKind::kAdd, t, IntImm(half));
+      body.push_back(tir::MakeIfThenElse(
+          Lt(t, IntImm(half)), tir::MakeStore(rf, t, tir::Combine(c, slot(t), slot(other)))));
+      body.push_back(tir::MakeBarrier());
+    }
+    body.push_back(tir::MakeStore(s->buffer, index, slot(IntImm(0))));
+    return tir::MakeAllocate(rf, tir::MakeFor(t, IntImm(0), IntImm(threads), ForKind::kThreadIdx,
+                                              tir::MakeSeq(std::move(body))));
   }
 
   // Leaf loop `q` of `s`: its attached stages, then (guarded) the loops inside it.
@@ -715,6 +793,7 @@ class Lowerer {
         return tir::MakeIfThenElse(s->condition(), UniqueNames(s->body()),
                                    UniqueNames(s->else_body()));
       case tir::StmtKind::kStore:
+      case tir::StmtKind::kBarrier:
         return s;
     }
     return s;

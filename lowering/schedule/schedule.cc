@@ -166,9 +166,12 @@ absl::Status Stage::Bind(Loop loop, LoopAnnotation axis) {
     return Misuse(*this, "bind to something other than blockIdx.x or threadIdx.x");
   }
   if (!IsLeaf(loop)) return Misuse(*this, "bind of a loop that is not one of its leaf loops");
-  if (info(loop).reduce) {
+  // A reduction loop may be bound to threadIdx.x only: the threads of a block then combine their
+  // partial results (a cross-thread reduction); blocks cannot combine theirs.
+  if (info(loop).reduce && axis == LoopAnnotation::kBlockIdx) {
     return Misuse(*this, absl::StrCat("bind of reduction loop ", info(loop).name,
-                                      " (its iterations accumulate into one element)"));
+                                      " to blockIdx.x (its iterations accumulate into one "
+                                      "element, and blocks cannot wait for each other)"));
   }
   loops_[static_cast<size_t>(loop.id)].annotation = axis;
   return absl::OkStatus();

@@ -35,6 +35,8 @@ using tir::StmtKind;
 // Per-thread arrays above this size would spill to local memory in bulk; schedules keep them
 // to a few elements, so a bigger one is a schedule bug worth reporting.
 constexpr int64_t kMaxThreadArrayBytes = 16 * 1024;
+// Static shared memory a block may declare without opting in to more (all GPUs since sm_20).
+constexpr int64_t kMaxSharedBytes = 48 * 1024;
 constexpr int64_t kMaxGrid = 2147483647;
 
 // The device helpers every kernel may use: division that never traps, floor division, NaN-
@@ -148,9 +150,49 @@ bool HasBoundLoop(const Stmt& s) {
     case StmtKind::kIfThenElse:
       return HasBoundLoop(s->body()) || HasBoundLoop(s->else_body());
     case StmtKind::kStore:
+    case StmtKind::kBarrier:
       return false;
   }
   return false;
+}
+
+// The threadIdx loops in a block loop's body, outside any serial loop or condition: the
+// statements around one run in every thread of the block (as TVM's thread binding means).
+void FindThreadLoops(const Stmt& s, std::vector<Stmt>* found) {
+  if (s == nullptr) return;
+  switch (s->kind()) {
+    case StmtKind::kFor:
+      if (s->for_kind() == ForKind::kThreadIdx) found->push_back(s);
+      return;
+    case StmtKind::kSeq:
+      for (const Stmt& c : s->seq()) FindThreadLoops(c, found);
+      return;
+    case StmtKind::kAllocate:
+    case StmtKind::kLetStmt:
+      FindThreadLoops(s->body(), found);
+      return;
+    default:
+      return;
+  }
+}
+
+bool HasBarrier(const Stmt& s) {
+  if (s == nullptr) return false;
+  switch (s->kind()) {
+    case StmtKind::kBarrier:
+      return true;
+    case StmtKind::kSeq:
+      for (const Stmt& c : s->seq()) {
+        if (HasBarrier(c)) return true;
+      }
+      return false;
+    case StmtKind::kIfThenElse:
+      return HasBarrier(s->body()) || HasBarrier(s->else_body());
+    case StmtKind::kStore:
+      return false;
+    default:
+      return HasBarrier(s->body());
+  }
 }
 
 class CudaEmitter {
@@ -399,6 +441,8 @@ class CudaEmitter {
         return StmtFits32(s->body());
       case StmtKind::kIfThenElse:
         return ExprFits32(s->condition()) && StmtFits32(s->body()) && StmtFits32(s->else_body());
+      case StmtKind::kBarrier:
+        return true;
     }
     return false;
   }
@@ -483,13 +527,20 @@ class CudaEmitter {
       if (s->for_kind() == ForKind::kBlockIdx) {
         block_loop = s;
         s = s->body();
-        if (s != nullptr && IsBound(s)) thread_loop = s;
+        if (s != nullptr && s->kind() == StmtKind::kFor && s->for_kind() == ForKind::kBlockIdx) {
+          return Unsupported(absl::StrCat("loop '", s->loop_var()->name(),
+                                          "' is bound to blockIdx.x inside another one"));
+        }
+        std::vector<Stmt> threads;
+        FindThreadLoops(s, &threads);
+        if (threads.size() > 1) {
+          return Unsupported(absl::StrCat("block loop '", block_loop->loop_var()->name(),
+                                          "' holds ", threads.size(),
+                                          " threadIdx loops (one launch binds one)"));
+        }
+        if (!threads.empty()) thread_loop = threads[0];
       } else {
         thread_loop = s;
-      }
-      if (thread_loop != nullptr && thread_loop->for_kind() != ForKind::kThreadIdx) {
-        return Unsupported(absl::StrCat("loop '", thread_loop->loop_var()->name(),
-                                        "' is bound to blockIdx.x inside another one"));
       }
       if (block_loop != nullptr) {
         ASSIGN_OR_RETURN(launch->grid, BindIndex(block_loop, "blockIdx.x", kMaxGrid));
@@ -498,8 +549,13 @@ class CudaEmitter {
         ASSIGN_OR_RETURN(launch->block,
                          BindIndex(thread_loop, "threadIdx.x", kCudaMaxThreadsPerBlock));
       }
-      const Stmt& inner = thread_loop != nullptr ? thread_loop->body() : block_loop->body();
-      RETURN_IF_ERROR(EmitStmt(inner));
+      launch->cooperative = HasBarrier(region.launch);
+      thread_loop_ = thread_loop;
+      shared_bytes_ = 0;
+      const Stmt& inner = block_loop != nullptr ? block_loop->body() : thread_loop->body();
+      absl::Status emitted = EmitStmt(inner);
+      thread_loop_ = nullptr;
+      RETURN_IF_ERROR(emitted);
     }
     std::string text =
         absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", launch->block, ") ",
@@ -560,8 +616,9 @@ class CudaEmitter {
     if (func_.params.empty() && scratch_.empty()) absl::StrAppend(&s, "  (void)args;\n");
     if (scratch_.empty()) absl::StrAppend(&s, "  (void)scratch;\n");
     for (const CudaLaunch& l : out_.launches) {
-      absl::StrAppend(&s, "  rl_emulate_launch(", l.grid, ", ", l.block, ", [&] { ", l.name, "(",
-                      absl::StrJoin(casts, ", "), "); });\n");
+      absl::StrAppend(&s, "  rl_emulate_launch", l.cooperative ? "_cooperative" : "", "(", l.grid,
+                      ", ", l.block, ", [&] { ", l.name, "(", absl::StrJoin(casts, ", "),
+                      "); });\n");
     }
     absl::StrAppend(&s, "  return 0;\n}\n#endif  // RELAY_CUDA_EMULATION\n");
     return s;
@@ -629,6 +686,9 @@ class CudaEmitter {
         Line("}");
         return absl::OkStatus();
       }
+      case StmtKind::kBarrier:
+        Line("__syncthreads();");
+        return absl::OkStatus();
     }
     return Error("unknown statement kind");
   }
@@ -643,6 +703,9 @@ class CudaEmitter {
 
   absl::Status EmitFor(const Stmt& s) {
     const PrimExpr& var = s->loop_var();
+    // The launch's thread loop, bound at the top of the function: each thread runs its body
+    // once, with its own threadIdx.x.
+    if (s == thread_loop_) return EmitStmt(s->body());
     if (IsBound(s)) {
       return Unsupported(
           absl::StrCat("loop '", var->name(), "' bound to ",
@@ -682,21 +745,30 @@ class CudaEmitter {
 
   absl::Status EmitAllocate(const Stmt& s) {
     const Buffer& b = s->buffer();
-    if (b->scope() != BufferNode::Scope::kLocal) {
+    const bool shared = b->scope() == BufferNode::Scope::kShared;
+    if (b->scope() != BufferNode::Scope::kLocal && !shared) {
       return Error(absl::StrCat("allocate of non-local buffer '", b->name(), "'"));
     }
     if (names_.count(b.get()) != 0) {
       return Error(absl::StrCat("buffer '", b->name(), "' is allocated twice"));
     }
-    if (BufferBytes(*b) > kMaxThreadArrayBytes) {
+    if (shared) {
+      // Declared where the loop IR allocates it, inside the block (VerifyPrimFunc: outside the
+      // thread loop); one per block, seen by all its threads.
+      shared_bytes_ += BufferBytes(*b);
+      if (shared_bytes_ > kMaxSharedBytes) {
+        return Unsupported(absl::StrCat("shared buffers of ", shared_bytes_,
+                                        " bytes in one launch (at most ", kMaxSharedBytes, ")"));
+      }
+    } else if (BufferBytes(*b) > kMaxThreadArrayBytes) {
       return Unsupported(absl::StrCat("per-thread buffer '", b->name(), "' of ", BufferBytes(*b),
                                       " bytes (at most ", kMaxThreadArrayBytes, ")"));
     }
-    const std::string name = absl::StrCat("l", next_local_++);
+    const std::string name = absl::StrCat(shared ? "sh" : "l", next_local_++);
     names_[b.get()] = name;
     Line("{");
     ++indent_;
-    Line(absl::StrCat(MemoryType(b->dtype()), " ", name, "[",
+    Line(absl::StrCat(shared ? "__shared__ " : "", MemoryType(b->dtype()), " ", name, "[",
                       std::max<int64_t>(1, b->NumElements()), "];  // ", b->name()));
     if (b->dtype() == DType::kFloat16) uses_half_ = true;
     RETURN_IF_ERROR(EmitStmt(s->body()));
@@ -981,6 +1053,8 @@ class CudaEmitter {
   std::map<const ExprNode*, Range> ranges_;            // lookups only
   bool narrow_ = false;  // this launch's int64 values all fit in int32
   std::string body_;
+  Stmt thread_loop_;          // the launch's threadIdx loop, if any
+  int64_t shared_bytes_ = 0;  // shared memory the launch declares so far
   int indent_ = 1;
   int next_var_ = 0;
   int next_local_ = 0;

@@ -3,19 +3,24 @@
 // Note on the structure of the result. The kernel's body is split at its root into launch
 // regions, in order:
 //
-//   - a loop bound to blockIdx.x (ForKind::kBlockIdx) whose body is a loop bound to threadIdx.x,
-//     or either alone, becomes one `extern "C" __global__` function launched with
-//     grid = the block loop's extent and block = the thread loop's extent (1 when absent);
+//   - a loop bound to blockIdx.x (ForKind::kBlockIdx) holding at most one loop bound to
+//     threadIdx.x (within sequences, allocations and lets, not under a serial loop or a
+//     condition), or a thread loop alone, becomes one `extern "C" __global__` function launched
+//     with grid = the block loop's extent and block = the thread loop's extent (1 when absent).
+//     Each thread runs the thread loop's body once; the statements of the block around the
+//     thread loop run in every thread of the block (as TVM's thread binding means);
 //   - consecutive statements without bound loops (a copy, a full reduction to a scalar, a whole
 //     "naive" schedule) become one function launched as a single thread;
 //   - an Allocate at the root (an intermediate tensor shared by launches) becomes a device
 //     scratch buffer, which the runtime provides (runtime/cuda/relay_cuda.h);
-//   - an Allocate inside a launch is a per-thread array (registers or local memory).
+//   - an Allocate inside a launch is a per-thread array (registers or local memory), or, for a
+//     shared buffer (BufferNode::Scope::kShared), a `__shared__` array of the block (at most
+//     48 KiB per launch); a Barrier is `__syncthreads()`.
 //
 // Every __global__ function takes the same parameters: the kernel's buffers in calling order
 // (inputs `const T* __restrict__`), then the scratch buffers. Launches run in order on one
 // stream, so each sees everything the previous ones wrote. A bound loop anywhere else (inside a
-// serial loop, under a condition, a thread loop with siblings inside a block loop) is
+// serial loop, under a condition, a second thread loop in a block loop) is
 // Unimplemented, naming the loop.
 //
 // Semantics follow the CPU code generator (codegen/llvm/codegen_llvm.h) except where noted:
@@ -34,7 +39,8 @@
 // The source is a function of the PrimFunc only: no paths, no timestamps. It also carries, for
 // tests without a GPU, a host entry point `<name>_emulate(void* const* args, void* const*
 // scratch)` compiled only under RELAY_CUDA_EMULATION (see cuda_emulation.h), which runs every
-// launch's blocks and threads in order on the CPU; nvcc never sees it.
+// launch's blocks and threads in order on the CPU (a launch with barriers: its threads as
+// cooperative fibers); nvcc never sees it.
 #ifndef RULES_RELAY_LOWERING_CODEGEN_CUDA_CODEGEN_CUDA_H_
 #define RULES_RELAY_LOWERING_CODEGEN_CUDA_CODEGEN_CUDA_H_
 
@@ -53,6 +59,9 @@ struct CudaLaunch {
   std::string name;   // the __global__ function: "<func.name>_<index>"
   int64_t grid = 1;   // blocks (gridDim.x), in [1, 2^31 - 1]
   int64_t block = 1;  // threads per block (blockDim.x), in [1, 1024]
+  // Whether the threads of a block wait for each other (__syncthreads()): the emulator then
+  // runs them as cooperative fibers (cuda_emulation.h).
+  bool cooperative = false;
 };
 
 // The CUDA C of one kernel and how to run it.

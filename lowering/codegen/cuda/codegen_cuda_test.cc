@@ -180,5 +180,53 @@ TEST(CodegenCudaTest, Errors) {
   EXPECT_THAT(std::string(k.status().message()), HasSubstr("stores into input buffer 'out'"));
 }
 
+// A block of 4 threads summing its 4 inputs through shared memory (a cross-thread reduction):
+// one launch whose block loop holds the shared buffer, the thread loop with its barriers, and a
+// store after it that every thread runs. The emulator runs it cooperatively.
+TEST(CodegenCudaTest, SharedMemoryBarriersAndStatementsAroundTheThreadLoop) {
+  Buffer in = Param("in", 8), out = Param("out", 2);
+  Buffer rf = BufferNode::Make("rf", ir::DType::kFloat32, {4}, BufferNode::Scope::kShared);
+  Buffer total = Local("total", 1);
+  PrimExpr b = tir::MakeVar("b"), t = tir::MakeVar("t");
+  auto lt = [](PrimExpr a, int64_t v) { return tir::MakeBinary(tir::ExprKind::kLT, a, IntImm(v)); };
+  auto fold = [&](int64_t half) {
+    return tir::MakeIfThenElse(
+        lt(t, half),
+        tir::MakeStore(rf, t, tir::MakeLoad(rf, t) + tir::MakeLoad(rf, t + IntImm(half))));
+  };
+  Stmt threads = For(
+      t, 4, ForKind::kThreadIdx,
+      tir::MakeSeq({tir::MakeStore(rf, t, tir::MakeLoad(in, b * IntImm(4) + t)), tir::MakeBarrier(),
+                    fold(2), tir::MakeBarrier(), fold(1), tir::MakeBarrier(),
+                    tir::MakeStore(total, IntImm(0), tir::MakeLoad(rf, IntImm(0)))}));
+  Stmt body =
+      For(b, 2, ForKind::kBlockIdx,
+          tir::MakeAllocate(
+              total, tir::MakeSeq({tir::MakeAllocate(rf, threads),
+                                   tir::MakeStore(out, b, tir::MakeLoad(total, IntImm(0)))})));
+  absl::StatusOr<CudaKernelSource> k = EmitCudaSource({"k_sum", {in, out}, 1, body}, Cuda());
+  ASSERT_TRUE(k.ok()) << k.status();
+  ASSERT_EQ(k->launches.size(), 1u);
+  EXPECT_EQ(k->launches[0].grid, 2);
+  EXPECT_EQ(k->launches[0].block, 4);
+  EXPECT_TRUE(k->launches[0].cooperative);
+  EXPECT_THAT(k->source, HasSubstr("const int t_1 = (int)threadIdx.x;"));
+  EXPECT_THAT(k->source, HasSubstr("__shared__ float sh1[4];  // rf"));
+  EXPECT_THAT(k->source, HasSubstr("__syncthreads();"));
+  EXPECT_THAT(k->source, HasSubstr("p1[b_0] = l0[0];"));
+  EXPECT_THAT(k->source, HasSubstr("rl_emulate_launch_cooperative(2, 4, "));
+  EXPECT_FALSE(EmitCudaSource(Scale(1000), Cuda())->launches[0].cooperative);
+
+  // Two thread loops in one block: no launch binds both.
+  Stmt two = For(
+      b, 2, ForKind::kBlockIdx,
+      tir::MakeSeq({For(t, 4, ForKind::kThreadIdx, tir::MakeStore(out, b, tir::MakeLoad(in, t))),
+                    For(tir::MakeVar("u"), 4, ForKind::kThreadIdx,
+                        tir::MakeStore(out, b, tir::MakeLoad(in, b)))}));
+  absl::StatusOr<CudaKernelSource> bad = EmitCudaSource({"k_two", {in, out}, 1, two}, Cuda());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("holds 2 threadIdx loops"));
+}
+
 }  // namespace
 }  // namespace relay::codegen

@@ -4,9 +4,13 @@
 //
 //   g++ -std=c++17 -x c++ -DRELAY_CUDA_EMULATION -include cuda_emulation.h -shared -fPIC k.cu
 //
-// and call `<kernel>_emulate(args, scratch)`: every launch runs its blocks and threads one after
-// another on the calling thread, which is exact for the kernels codegen_cuda emits (no shared
-// memory, no barriers, no thread reading what another writes in the same launch). The device
+// and call `<kernel>_emulate(args, scratch)`: every launch runs its blocks one after another on
+// the calling thread. A launch without barriers runs its threads one after another too, which is
+// exact for it (no thread reads what another writes in the same launch). A cooperative launch
+// (one with __syncthreads()) runs each block's threads as fibers (ucontext): each runs until it
+// reaches a barrier or ends, then the next one runs, so every thread has reached a barrier
+// before any goes on from it. __shared__ arrays are function-level statics: the one block that
+// runs at a time shares them. The device
 // intrinsics the code uses are defined here with CUDA's documented semantics (float16 rounding
 // to nearest even, float -> int truncating and saturating with NaN to 0). Not a CUDA
 // implementation: what codegen_cuda does not emit is not here.
@@ -15,16 +19,23 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <vector>
 
 #define __global__
 #define __device__
 #define __forceinline__ inline
 #define __launch_bounds__(n)
 #define __restrict__ __restrict
+#define __shared__ static
+#define __syncthreads() rl_syncthreads()
 
 struct rl_uint3 {
   unsigned int x, y, z;
@@ -41,6 +52,65 @@ static void rl_emulate_launch(long long grid, long long block, F fn) {
       fn();
     }
   }
+}
+
+// The fibers of the block a cooperative launch is running.
+struct rl_fibers_t {
+  ucontext_t scheduler;
+  std::vector<ucontext_t> threads;
+  std::vector<std::vector<char>> stacks;
+  std::vector<char> done;
+  std::function<void()> fn;
+  int current = -1;  // the running fiber; -1 outside a cooperative launch
+};
+static rl_fibers_t rl_fibers;
+
+static void rl_syncthreads() {
+  if (rl_fibers.current < 0) {
+    fprintf(stderr, "cuda_emulation: __syncthreads() outside a cooperative launch\n");
+    abort();
+  }
+  swapcontext(&rl_fibers.threads[static_cast<size_t>(rl_fibers.current)], &rl_fibers.scheduler);
+}
+
+static void rl_fiber_main(int t) {
+  rl_fibers.fn();
+  rl_fibers.done[static_cast<size_t>(t)] = 1;
+}  // returns to uc_link: the scheduler
+
+// As rl_emulate_launch, for launches with barriers: each block's threads are fibers, run in
+// turn from barrier to barrier.
+template <typename F>
+static void rl_emulate_launch_cooperative(long long grid, long long block, F fn) {
+  constexpr size_t kStack = 128 * 1024;  // per-thread arrays are at most 16 KiB (codegen_cuda)
+  const size_t n = static_cast<size_t>(block);
+  rl_fibers.fn = fn;
+  rl_fibers.threads.assign(n, ucontext_t{});
+  rl_fibers.stacks.resize(n);
+  for (auto& stack : rl_fibers.stacks) stack.resize(kStack);
+  for (long long b = 0; b < grid; ++b) {
+    blockIdx = {static_cast<unsigned>(b), 0, 0};
+    rl_fibers.done.assign(n, 0);
+    for (size_t t = 0; t < n; ++t) {
+      ucontext_t& c = rl_fibers.threads[t];
+      getcontext(&c);
+      c.uc_stack.ss_sp = rl_fibers.stacks[t].data();
+      c.uc_stack.ss_size = kStack;
+      c.uc_link = &rl_fibers.scheduler;
+      makecontext(&c, reinterpret_cast<void (*)()>(rl_fiber_main), 1, static_cast<int>(t));
+    }
+    for (size_t running = n; running > 0;) {
+      running = 0;
+      for (size_t t = 0; t < n; ++t) {
+        if (rl_fibers.done[t]) continue;
+        rl_fibers.current = static_cast<int>(t);
+        threadIdx = {static_cast<unsigned>(t), 0, 0};
+        swapcontext(&rl_fibers.scheduler, &rl_fibers.threads[t]);
+        running += rl_fibers.done[t] ? 0 : 1;
+      }
+    }
+  }
+  rl_fibers.current = -1;
 }
 
 struct __half {
