@@ -124,9 +124,13 @@ class CudaStrategy {
     for (int j = 1; j < r->num_reduce_axes(); ++j) {
       ASSIGN_OR_RETURN(k, r->Fuse(k, r->reduce_axis(j)));
     }
-    // The largest power of two up to the reduction's length, within [32, 256] threads.
+    // A power of two in [32, 256] (a warp to a block of kCudaThreadsPerBlock), the largest that
+    // leaves every thread at least 4 terms: fewer, and the combining tree (log2 threads steps,
+    // a barrier each) would cost more than the terms.
     int64_t threads = 32;
-    while (threads * 2 <= std::min<int64_t>(ReduceExtent(*r), kCudaThreadsPerBlock)) threads *= 2;
+    while (threads * 2 <= std::min<int64_t>(ReduceExtent(*r) / 4, kCudaThreadsPerBlock)) {
+      threads *= 2;
+    }
     ASSIGN_OR_RETURN(auto parts, r->Split(k, threads));
     RETURN_IF_ERROR(r->Reorder({parts.second, parts.first}));
     RETURN_IF_ERROR(r->Bind(parts.second, LoopAnnotation::kThreadIdx));

@@ -25,9 +25,7 @@
 #include <ucontext.h>
 
 #include <cmath>
-#include <functional>
 #include <limits>
-#include <vector>
 
 #define __global__
 #define __device__
@@ -54,13 +52,16 @@ static void rl_emulate_launch(long long grid, long long block, F fn) {
   }
 }
 
-// The fibers of the block a cooperative launch is running.
+// The fibers of the block a cooperative launch is running. Plain arrays, no STL containers:
+// this header is compiled with every emulated kernel, and <functional> or <vector> would slow
+// each of those compiles down.
 struct rl_fibers_t {
   ucontext_t scheduler;
-  std::vector<ucontext_t> threads;
-  std::vector<std::vector<char>> stacks;
-  std::vector<char> done;
-  std::function<void()> fn;
+  ucontext_t* threads = nullptr;
+  char* stacks = nullptr;
+  char* done = nullptr;
+  void (*call)(void*) = nullptr;  // runs the launch's kernel function for the current thread
+  void* arg = nullptr;
   int current = -1;  // the running fiber; -1 outside a cooperative launch
 };
 static rl_fibers_t rl_fibers;
@@ -70,31 +71,41 @@ static void rl_syncthreads() {
     fprintf(stderr, "cuda_emulation: __syncthreads() outside a cooperative launch\n");
     abort();
   }
-  swapcontext(&rl_fibers.threads[static_cast<size_t>(rl_fibers.current)], &rl_fibers.scheduler);
+  swapcontext(&rl_fibers.threads[rl_fibers.current], &rl_fibers.scheduler);
 }
 
 static void rl_fiber_main(int t) {
-  rl_fibers.fn();
-  rl_fibers.done[static_cast<size_t>(t)] = 1;
+  rl_fibers.call(rl_fibers.arg);
+  rl_fibers.done[t] = 1;
 }  // returns to uc_link: the scheduler
+
+template <typename F>
+static void rl_call(void* f) {
+  (*static_cast<F*>(f))();
+}
 
 // As rl_emulate_launch, for launches with barriers: each block's threads are fibers, run in
 // turn from barrier to barrier.
 template <typename F>
 static void rl_emulate_launch_cooperative(long long grid, long long block, F fn) {
-  constexpr size_t kStack = 128 * 1024;  // per-thread arrays are at most 16 KiB (codegen_cuda)
+  const size_t kStack = 128 * 1024;  // per-thread arrays are at most 16 KiB (codegen_cuda)
   const size_t n = static_cast<size_t>(block);
-  rl_fibers.fn = fn;
-  rl_fibers.threads.assign(n, ucontext_t{});
-  rl_fibers.stacks.resize(n);
-  for (auto& stack : rl_fibers.stacks) stack.resize(kStack);
+  rl_fibers.threads = static_cast<ucontext_t*>(calloc(n, sizeof(ucontext_t)));
+  rl_fibers.stacks = static_cast<char*>(malloc(n * kStack));
+  rl_fibers.done = static_cast<char*>(malloc(n));
+  if (rl_fibers.threads == nullptr || rl_fibers.stacks == nullptr || rl_fibers.done == nullptr) {
+    fprintf(stderr, "cuda_emulation: no memory for %zu fibers\n", n);
+    abort();
+  }
+  rl_fibers.call = &rl_call<F>;
+  rl_fibers.arg = &fn;
   for (long long b = 0; b < grid; ++b) {
     blockIdx = {static_cast<unsigned>(b), 0, 0};
-    rl_fibers.done.assign(n, 0);
+    memset(rl_fibers.done, 0, n);
     for (size_t t = 0; t < n; ++t) {
       ucontext_t& c = rl_fibers.threads[t];
       getcontext(&c);
-      c.uc_stack.ss_sp = rl_fibers.stacks[t].data();
+      c.uc_stack.ss_sp = rl_fibers.stacks + t * kStack;
       c.uc_stack.ss_size = kStack;
       c.uc_link = &rl_fibers.scheduler;
       makecontext(&c, reinterpret_cast<void (*)()>(rl_fiber_main), 1, static_cast<int>(t));
@@ -111,6 +122,12 @@ static void rl_emulate_launch_cooperative(long long grid, long long block, F fn)
     }
   }
   rl_fibers.current = -1;
+  free(rl_fibers.threads);
+  free(rl_fibers.stacks);
+  free(rl_fibers.done);
+  rl_fibers.threads = nullptr;
+  rl_fibers.stacks = nullptr;
+  rl_fibers.done = nullptr;
 }
 
 struct __half {
