@@ -55,17 +55,18 @@ class CudaStrategy {
     for (const te::Tensor& out : schedule_.outputs()) {
       Stage* o = schedule_[out];
       if (!IsCompute(*o) || !done.insert(o).second) continue;
-      std::vector<Stage*> attachable = Attachable(o);
-      Stage* r = IsReduce(*o) && attachable.empty() ? o : nullptr;
-      if (!IsReduce(*o) && attachable.size() == 1) r = attachable[0];
-      if (r != nullptr && WantsCrossThread(*o, *r)) {
-        RETURN_IF_ERROR(CrossThread(o, r));
-        done.insert(r);
+      const std::vector<Stage*> attachable = Attachable(o);
+      // The output's one reduction, if it has one: itself, or the one attachable to it.
+      Stage* reduction = IsReduce(*o) && attachable.empty() ? o : nullptr;
+      if (!IsReduce(*o) && attachable.size() == 1) reduction = attachable[0];
+      if (reduction != nullptr && WantsCrossThread(*o, *reduction)) {
+        RETURN_IF_ERROR(CrossThread(o, reduction));
+        done.insert(reduction);
         continue;
       }
       ASSIGN_OR_RETURN(Loop thread, BindSpatial(o));
       if (!thread.valid()) continue;
-      for (Stage* r : Attachable(o)) {
+      for (Stage* r : attachable) {
         RETURN_IF_ERROR(r->ComputeAt(o, thread));
         done.insert(r);
       }

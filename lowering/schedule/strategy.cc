@@ -332,8 +332,6 @@ class DefaultStrategy {
            !(IsPointwiseConv(conv, shape) && out[3] % lanes != 0);
   }
 
-  // An output that is not a reduction: vector strips and the attachable reductions computed at
-  // its loops, or (with none) the plain injective schedule.
   // Whether `body` calls a math function (erf, exp, tanh, ...): far dearer than arithmetic.
   static bool CallsMathFunctions(const PrimExpr& body) {
     bool calls = false;
@@ -344,6 +342,8 @@ class DefaultStrategy {
     return calls;
   }
 
+  // An output that is not a reduction: vector strips and the attachable reductions computed at
+  // its loops, or (with none) the plain injective schedule.
   absl::Status ScheduleOutput(Stage* o, std::set<const Stage*>* done) {
     std::vector<Stage*> attach = Attachable(o);
     if (attach.empty()) return ScheduleInjective(o, target_);

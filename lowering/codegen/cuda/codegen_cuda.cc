@@ -133,27 +133,34 @@ bool IsBound(const Stmt& s) {
          (s->for_kind() == ForKind::kBlockIdx || s->for_kind() == ForKind::kThreadIdx);
 }
 
-// True if a loop bound to a GPU index appears anywhere in `s`.
-bool HasBoundLoop(const Stmt& s) {
+// True if `pred` holds for `s` or any statement nested in it.
+bool AnyStmt(const Stmt& s, const std::function<bool(const Stmt&)>& pred) {
   if (s == nullptr) return false;
-  if (IsBound(s)) return true;
+  if (pred(s)) return true;
   switch (s->kind()) {
     case StmtKind::kFor:
     case StmtKind::kAllocate:
     case StmtKind::kLetStmt:
-      return HasBoundLoop(s->body());
+      return AnyStmt(s->body(), pred);
     case StmtKind::kSeq:
       for (const Stmt& c : s->seq()) {
-        if (HasBoundLoop(c)) return true;
+        if (AnyStmt(c, pred)) return true;
       }
       return false;
     case StmtKind::kIfThenElse:
-      return HasBoundLoop(s->body()) || HasBoundLoop(s->else_body());
+      return AnyStmt(s->body(), pred) || AnyStmt(s->else_body(), pred);
     case StmtKind::kStore:
     case StmtKind::kBarrier:
       return false;
   }
   return false;
+}
+
+// True if a loop bound to a GPU index appears anywhere in `s`.
+bool HasBoundLoop(const Stmt& s) { return AnyStmt(s, IsBound); }
+
+bool HasBarrier(const Stmt& s) {
+  return AnyStmt(s, [](const Stmt& x) { return x->kind() == StmtKind::kBarrier; });
 }
 
 // The threadIdx loops in a block loop's body, outside any serial loop or condition: the
@@ -173,25 +180,6 @@ void FindThreadLoops(const Stmt& s, std::vector<Stmt>* found) {
       return;
     default:
       return;
-  }
-}
-
-bool HasBarrier(const Stmt& s) {
-  if (s == nullptr) return false;
-  switch (s->kind()) {
-    case StmtKind::kBarrier:
-      return true;
-    case StmtKind::kSeq:
-      for (const Stmt& c : s->seq()) {
-        if (HasBarrier(c)) return true;
-      }
-      return false;
-    case StmtKind::kIfThenElse:
-      return HasBarrier(s->body()) || HasBarrier(s->else_body());
-    case StmtKind::kStore:
-      return false;
-    default:
-      return HasBarrier(s->body());
   }
 }
 
