@@ -43,9 +43,7 @@ def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(2, 3), float32]) {
 )");
   EXPECT_EQ(out.params.count("unused_w"), 0);
   EXPECT_EQ(out.params.count("w"), 1);
-  const auto inputs = testing::RandomInputs(model);
-  const auto before = testing::Interpret(model.module, model.params, inputs);
-  const auto after = testing::Interpret(out.module, out.params, inputs);
+  const auto [before, after] = testing::InterpretBoth(model, out);
   ASSERT_EQ(before.size(), 1u);
   EXPECT_EQ(testing::MaxAbsDiff(before[0], after[0]), 0);
   // Fusion, which takes dataflow graphs only, now takes it.

@@ -37,9 +37,7 @@ TEST(SimplifyInferenceTest, FoldsBatchNormIntoConvWeights) {
   EXPECT_EQ(simplified->params.count("w_bn"), 1);
   EXPECT_EQ(simplified->params.count("beta_bn_bias"), 1);
 
-  const auto inputs = testing::RandomInputs(model);
-  const auto before = testing::Interpret(model.module, model.params, inputs);
-  const auto after = testing::Interpret(simplified->module, simplified->params, inputs);
+  const auto [before, after] = testing::InterpretBoth(model, *simplified);
   ASSERT_EQ(before.size(), 1u);
   EXPECT_LE(testing::MaxAbsDiff(before[0], after[0]), 1e-5);
 }
@@ -66,9 +64,7 @@ def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 1, 1), float32],
   const std::string text = ir::PrintModule(simplified->module);
   EXPECT_THAT(text, Not(HasSubstr("batch_norm")));
   EXPECT_THAT(text, HasSubstr("multiply("));
-  const auto inputs = testing::RandomInputs(model);
-  const auto before = testing::Interpret(model.module, model.params, inputs);
-  const auto after = testing::Interpret(simplified->module, simplified->params, inputs);
+  const auto [before, after] = testing::InterpretBoth(model, *simplified);
   EXPECT_LE(testing::MaxAbsDiff(before[0], after[0]), 1e-5);
 }
 
@@ -93,9 +89,7 @@ def @main(%x: Tensor[(3, 5), float32], %w: Tensor[(4, 5), float32], %b: Tensor[(
   EXPECT_THAT(text, HasSubstr("nn.dense(%x, %w_bn"));
   EXPECT_EQ(simplified->params.count("w"), 0);
   EXPECT_EQ(simplified->params.count("gamma"), 0);
-  const auto inputs = testing::RandomInputs(model);
-  const auto before = testing::Interpret(model.module, model.params, inputs);
-  const auto after = testing::Interpret(simplified->module, simplified->params, inputs);
+  const auto [before, after] = testing::InterpretBoth(model, *simplified);
   ASSERT_EQ(before.size(), 1u);
   EXPECT_LE(testing::MaxAbsDiff(before[0], after[0]), 1e-5);
 }
@@ -116,9 +110,7 @@ def @main(%x: Tensor[(2, 4), float32], %gamma: Tensor[(4), float32],
   const std::string text = ir::PrintModule(simplified->module);
   EXPECT_THAT(text, HasSubstr("rsqrt("));
   EXPECT_EQ(simplified->params.size(), 3u);
-  const auto inputs = testing::RandomInputs(model);
-  const auto before = testing::Interpret(model.module, model.params, inputs);
-  const auto after = testing::Interpret(simplified->module, simplified->params, inputs);
+  const auto [before, after] = testing::InterpretBoth(model, *simplified);
   EXPECT_LE(testing::MaxAbsDiff(before[0], after[0]), 1e-5);
 }
 

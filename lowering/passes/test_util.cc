@@ -75,6 +75,12 @@ std::vector<ir::Tensor> Interpret(const ir::Module& module, const ParamMap& para
   return interp::Flatten(*out);
 }
 
+std::pair<std::vector<ir::Tensor>, std::vector<ir::Tensor>> InterpretBoth(const Model& a,
+                                                                          const Model& b) {
+  const std::map<std::string, ir::Tensor> inputs = RandomInputs(a);
+  return {Interpret(a.module, a.params, inputs), Interpret(b.module, b.params, inputs)};
+}
+
 double MaxAbsDiff(const ir::Tensor& a, const ir::Tensor& b) {
   if (a.shape() != b.shape()) return std::numeric_limits<double>::infinity();
   double m = 0;

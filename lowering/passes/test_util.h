@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lowering/ir/tensor.h"
@@ -27,6 +28,11 @@ std::map<std::string, ir::Tensor> RandomInputs(const Model& model, uint64_t seed
 // Runs @main with the reference interpreter on inputs + weights; CHECK-fails on errors.
 std::vector<ir::Tensor> Interpret(const ir::Module& module, const ParamMap& params,
                                   const std::map<std::string, ir::Tensor>& inputs);
+
+// The outputs of `a` and of `b` (a model before and after a pass) on the same seeded random
+// inputs (RandomInputs(a)): first a's, then b's.
+std::pair<std::vector<ir::Tensor>, std::vector<ir::Tensor>> InterpretBoth(const Model& a,
+                                                                          const Model& b);
 
 // Largest |a - b| over all elements (shapes must match, else infinity).
 double MaxAbsDiff(const ir::Tensor& a, const ir::Tensor& b);
