@@ -23,6 +23,12 @@
 //   for f blockIdx.x:                             one output element per block
 //     for ki threadIdx.x:  rf[ki] = sum over ko of x[ko * T + ki]; barrier; tree; dense = rf[0]
 //     out[f] = relu(dense + bias[f])
+//
+// A contraction with many outputs (a convolution, a dense over a batch or a sequence) reads
+// every input element for many outputs: a thread per output would read each from global memory
+// that many times. Those are tiled instead (TiledContraction below): a block per tile of
+// outputs, each thread a few outputs in registers, and the block's threads load each chunk of
+// the reduction's inputs into shared memory together, once, between two barriers.
 #include "lowering/schedule/cuda_strategy.h"
 
 #include <algorithm>
@@ -32,6 +38,7 @@
 
 #include "lowering/schedule/expand.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/tir/interval.h"
 #include "lowering/tir/substitute.h"
 
 namespace relay::schedule {
@@ -63,6 +70,13 @@ class CudaStrategy {
         RETURN_IF_ERROR(CrossThread(o, reduction));
         done.insert(reduction);
         continue;
+      }
+      if (reduction != nullptr && (reduction == o || attachable.size() == 1)) {
+        ASSIGN_OR_RETURN(bool tiled, TiledContraction(o, reduction));
+        if (tiled) {
+          done.insert(reduction);
+          continue;
+        }
       }
       ASSIGN_OR_RETURN(Loop thread, BindSpatial(o));
       if (!thread.valid()) continue;
@@ -137,6 +151,232 @@ class CudaStrategy {
     RETURN_IF_ERROR(r->Bind(parts.second, LoopAnnotation::kThreadIdx));
     if (r != o) RETURN_IF_ERROR(r->ComputeAt(o, block));
     return absl::OkStatus();
+  }
+
+  // A contraction (dense, matmul, batch_matmul, conv2d without groups): each input element is
+  // read for many outputs, so a block computes a tile of outputs, each thread a few of them in
+  // registers, and the block's threads load the inputs' tiles into shared memory together, one
+  // chunk of the reduction at a time:
+  //
+  //   for b blockIdx.x:                               the output tiles, fused
+  //     for t threadIdx.x:                            the threads of a tile, fused
+  //       acc[regs] = 0
+  //       for ko:                                     the first reduction axis, by chunks
+  //         barrier; x_shared, w_shared = this chunk's tiles (spread over the threads); barrier
+  //         for ki, (other reduction axes), regs: acc[..] += x_shared[..] * w_shared[..]
+  //       for regs: out[..] = epilogue(acc[..])       (guarded at the edges)
+  //
+  // `r` is the output `o` itself or the one reduction attached to it. Returns false (nothing
+  // scheduled) for other reductions, and when an input is not a placeholder or computed from
+  // placeholders alone (a tile of it could not be loaded before the reduction).
+  absl::StatusOr<bool> TiledContraction(Stage* o, Stage* r) {
+    if (!IsContraction(*r)) return false;
+    for (const te::Tensor& in : r->op()->inputs()) {
+      if (!Cacheable(in)) return false;
+    }
+    const int na = o->num_axes();
+    // Per output axis, innermost first: threads by doubling the axis with the fewest (at most
+    // 16 each, 256 in all), then registers the same way (at most 4 each, 16 in all).
+    std::vector<int64_t> threads(static_cast<size_t>(na), 1), regs(static_cast<size_t>(na), 1);
+    auto spread = [&](std::vector<int64_t>* count, int64_t per_axis, int64_t total) {
+      for (int64_t used = 1; used * 2 <= total;) {
+        int best = -1;
+        for (int d = na - 1; d >= 0; --d) {
+          const size_t i = static_cast<size_t>(d);
+          const int64_t next = threads[i] * regs[i] * 2;
+          if ((*count)[i] * 2 > per_axis || next > o->extent(o->axis(d))) continue;
+          if (best < 0 || (*count)[i] < (*count)[static_cast<size_t>(best)]) best = d;
+        }
+        if (best < 0) break;
+        (*count)[static_cast<size_t>(best)] *= 2;
+        used *= 2;
+      }
+    };
+    spread(&threads, 16, kCudaThreadsPerBlock);
+    spread(&regs, 4, 16);
+    // Enough blocks to fill a large GPU (132 multiprocessors on an H100): fewer registers per
+    // thread first, then fewer threads per block (down to two warps).
+    auto product = [](const std::vector<int64_t>& v) {
+      int64_t p = 1;
+      for (int64_t x : v) p *= x;
+      return p;
+    };
+    auto num_blocks = [&] {
+      int64_t n = 1;
+      for (int d = 0; d < na; ++d) {
+        const size_t i = static_cast<size_t>(d);
+        const int64_t tile = threads[i] * regs[i];
+        n *= (o->extent(o->axis(d)) + tile - 1) / tile;
+      }
+      return n;
+    };
+    auto halve_largest = [&](std::vector<int64_t>* v) {
+      size_t best = 0;
+      for (size_t i = 1; i < v->size(); ++i) {
+        if ((*v)[i] > (*v)[best]) best = i;
+      }
+      (*v)[best] /= 2;
+    };
+    while (num_blocks() < kCudaMinBlocks && product(regs) > 1) halve_largest(&regs);
+    while (num_blocks() < kCudaMinBlocks && product(threads) > 64) halve_largest(&threads);
+    if (product(threads) < 32) return false;  // not even a warp of reuse: thread per output
+    // The reduction's chunk: about 32 terms (the first axis split; the others whole), smaller
+    // while the tiles would not fit in shared memory.
+    const int64_t k_extent = r->extent(r->reduce_axis(0));
+    int64_t rest = 1;
+    for (int j = 1; j < r->num_reduce_axes(); ++j) rest *= r->extent(r->reduce_axis(j));
+    int64_t chunk = 1;
+    while (chunk * 2 <= k_extent && chunk * 2 * rest <= 32) chunk *= 2;
+    for (;;) {
+      const int64_t bytes = SharedBytes(*o, *r, threads, regs, chunk);
+      if (bytes <= kCudaSharedBudget) break;
+      if (chunk > 1) {
+        chunk /= 2;
+        continue;
+      }
+      return false;
+    }
+
+    // The output's loops: per axis, tile -> (block part, thread part, register part).
+    std::vector<Loop> blocks, thread_loops, reg_loops;
+    for (int d = 0; d < na; ++d) {
+      const size_t i = static_cast<size_t>(d);
+      ASSIGN_OR_RETURN(auto tile, o->Split(o->axis(d), threads[i] * regs[i]));
+      ASSIGN_OR_RETURN(auto parts, o->Split(tile.second, regs[i]));
+      blocks.push_back(tile.first);
+      thread_loops.push_back(parts.first);
+      reg_loops.push_back(parts.second);
+    }
+    std::vector<Loop> order = blocks;
+    order.insert(order.end(), thread_loops.begin(), thread_loops.end());
+    Stage* acc = r;  // the stage whose loops hold the reduction
+    Loop ko;
+    std::vector<Loop> inner_reduce;
+    if (r == o) {
+      ASSIGN_OR_RETURN(auto k, o->Split(o->reduce_axis(0), chunk));
+      ko = k.first;
+      order.push_back(k.first);
+      order.push_back(k.second);
+      for (int j = 1; j < o->num_reduce_axes(); ++j) order.push_back(o->reduce_axis(j));
+    }
+    order.insert(order.end(), reg_loops.begin(), reg_loops.end());
+    RETURN_IF_ERROR(o->Reorder(order));
+    Loop block = blocks[0], thread = thread_loops[0];
+    for (size_t i = 1; i < blocks.size(); ++i) {
+      ASSIGN_OR_RETURN(block, o->Fuse(block, blocks[i]));
+      ASSIGN_OR_RETURN(thread, o->Fuse(thread, thread_loops[i]));
+    }
+    RETURN_IF_ERROR(o->Bind(block, LoopAnnotation::kBlockIdx));
+    RETURN_IF_ERROR(o->Bind(thread, LoopAnnotation::kThreadIdx));
+    for (const Loop& l : reg_loops) RETURN_IF_ERROR(o->Unroll(l));
+    if (r != o) {
+      // The reduction in the thread, over its tile of registers: chunks outermost.
+      RETURN_IF_ERROR(r->ComputeAt(o, thread));
+      ASSIGN_OR_RETURN(auto k, r->Split(r->reduce_axis(0), chunk));
+      ko = k.first;
+      std::vector<Loop> rorder = {k.first, k.second};
+      for (int j = 1; j < r->num_reduce_axes(); ++j) rorder.push_back(r->reduce_axis(j));
+      for (int d = 0; d < r->num_axes(); ++d) rorder.push_back(r->axis(d));
+      RETURN_IF_ERROR(r->Reorder(rorder));
+      for (int d = 0; d < r->num_axes(); ++d) RETURN_IF_ERROR(r->Unroll(r->axis(d)));
+    }
+    // Each input's tile for the chunk, in shared memory, loaded by all the block's threads.
+    for (const te::Tensor& in : r->op()->inputs()) {
+      ASSIGN_OR_RETURN(Stage * cache, schedule_.CacheRead(in, MemoryScope::kShared, {acc}));
+      RETURN_IF_ERROR(cache->ComputeAt(acc, ko));
+      Loop all = cache->axis(0);
+      for (int d = 1; d < cache->num_axes(); ++d) {
+        ASSIGN_OR_RETURN(all, cache->Fuse(all, cache->axis(d)));
+      }
+      RETURN_IF_ERROR(cache->Bind(all, LoopAnnotation::kThreadIdx));
+    }
+    return true;
+  }
+
+  // dense, matmul, batch_matmul and conv2d without groups: a sum of products of two inputs.
+  static bool IsContraction(const Stage& r) {
+    if (!IsReduce(r) || r.op()->body()->combiner() != tir::Combiner::kSum) return false;
+    const std::string& tag = r.op()->tag();
+    const auto& inputs = r.op()->inputs();
+    if (inputs.size() != 2) return false;
+    if (tag == "nn.dense" || tag == "nn.matmul" || tag == "nn.batch_matmul") return true;
+    if (tag != "nn.conv2d" || r.num_axes() != 4 || r.num_reduce_axes() != 3) return false;
+    const auto& data = inputs[0]->shape();
+    const auto& weight = inputs[1]->shape();
+    return data.size() == 4 && weight.size() == 4 && data[1] == weight[1];
+  }
+
+  // Whether a tile of `t` can be loaded before a reduction reads it: `t` is a placeholder, or
+  // an inlined stage computed from placeholders alone (a convolution's padding).
+  bool Cacheable(const te::Tensor& t) {
+    if (t->kind() == te::OperationNode::Kind::kPlaceholder) return true;
+    const Stage* s = schedule_[t];
+    if (s == nullptr || !s->inlined()) return false;
+    bool ok = true;
+    tir::VisitExpr(expander_.Expanded(t.get()), [&](const PrimExpr& x) {
+      if (x->kind() == ExprKind::kProducerRead &&
+          InlineExpander::OpOf(x)->kind() != te::OperationNode::Kind::kPlaceholder) {
+        ok = false;
+      }
+      return true;
+    });
+    return ok;
+  }
+
+  // The shared memory the input tiles of TiledContraction take (bytes): per read of an input
+  // in `r`'s body, the box its indices cover while r's axes range over the block's tile and the
+  // reduction over one chunk.
+  int64_t SharedBytes(const Stage& o, const Stage& r, const std::vector<int64_t>& threads,
+                      const std::vector<int64_t>& regs, int64_t chunk) {
+    // r's axes -> the tile of o's axis that indexes them (o reads r one element at a time).
+    std::vector<int64_t> tile(static_cast<size_t>(r.num_axes()), 1);
+    auto o_tile = [&](const tir::ExprNode* v) -> int64_t {
+      for (int d = 0; d < o.num_axes(); ++d) {
+        if (o.op()->axes()[static_cast<size_t>(d)].var.get() == v) {
+          return threads[static_cast<size_t>(d)] * regs[static_cast<size_t>(d)];
+        }
+      }
+      return 1;
+    };
+    if (&o == &r) {
+      for (int d = 0; d < r.num_axes(); ++d) {
+        tile[static_cast<size_t>(d)] = o_tile(r.op()->axes()[static_cast<size_t>(d)].var.get());
+      }
+    } else {
+      tir::VisitExpr(expander_.Expanded(o.op().get()), [&](const PrimExpr& x) {
+        if (x->kind() == ExprKind::kProducerRead && InlineExpander::OpOf(x).get() == r.op().get()) {
+          for (size_t j = 0; j < x->operands().size(); ++j) {
+            tile[j] = std::max(tile[j], o_tile(x->operands()[j].get()));
+          }
+        }
+        return true;
+      });
+    }
+    tir::VarRanges ranges;
+    for (int d = 0; d < r.num_axes(); ++d) {
+      ranges[r.op()->axes()[static_cast<size_t>(d)].var.get()] =
+          tir::Interval::Loop(tile[static_cast<size_t>(d)]);
+    }
+    const auto& raxes = r.op()->body()->axes();
+    for (size_t j = 0; j < raxes.size(); ++j) {
+      ranges[raxes[j].var.get()] = tir::Interval::Loop(j == 0 ? chunk : raxes[j].extent);
+    }
+    int64_t bytes = 0;
+    std::set<const te::OperationNode*> seen;
+    tir::VisitExpr(r.op()->body(), [&](const PrimExpr& x) {
+      if (x->kind() != ExprKind::kProducerRead) return true;
+      te::Tensor t = InlineExpander::OpOf(x);
+      if (!seen.insert(t.get()).second) return true;
+      int64_t elements = 1;
+      for (size_t d = 0; d < x->operands().size(); ++d) {
+        const tir::Interval b = tir::BoundOf(x->operands()[d], ranges);
+        const int64_t dim = t->shape()[d];
+        elements *= b.bounded() ? std::min(dim, b.max - b.min + 1) : dim;
+      }
+      bytes += elements * ir::DTypeBytes(t->dtype());
+      return true;
+    });
+    return bytes;
   }
 
   // readers_[t]: the materialized stages whose expanded bodies read t.

@@ -18,7 +18,10 @@ namespace relay::schedule {
 // a root nest of its own, bound the same way, in a device buffer (a launch of its own). An
 // output with at most kCrossThreadMaxOutputs elements whose one reduction is at least
 // kCrossThreadMinReduction long gets a block per element instead, the reduction split over the
-// block's threads (a cross-thread reduction through shared memory). Details in
+// block's threads (a cross-thread reduction through shared memory). Other contractions (dense,
+// matmul, batch_matmul, conv2d without groups) are tiled: a block per tile of outputs, a few
+// outputs per thread in registers, the inputs' tiles loaded into shared memory by all the
+// block's threads one chunk of the reduction at a time (Schedule::CacheRead). Details in
 // cuda_strategy.cc.
 absl::Status ApplyCudaStrategy(Schedule* schedule, const Target& target);
 
@@ -28,6 +31,13 @@ inline constexpr int64_t kCudaThreadsPerBlock = 256;
 // When an output is computed a block per element (see above): few elements, long reductions.
 inline constexpr int64_t kCrossThreadMaxOutputs = 8192;
 inline constexpr int64_t kCrossThreadMinReduction = 128;
+
+// The shared memory a tiled contraction's input tiles may take per block (bytes): a third of
+// the 48 KiB every GPU gives a block, so that several blocks fit on one multiprocessor.
+inline constexpr int64_t kCudaSharedBudget = 16 * 1024;
+// A tiled contraction shrinks its tiles (registers per thread, then threads per block) until it
+// has at least this many blocks: two per multiprocessor of an H100.
+inline constexpr int64_t kCudaMinBlocks = 264;
 
 }  // namespace relay::schedule
 

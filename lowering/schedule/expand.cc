@@ -17,16 +17,18 @@ const tir::PrimExpr& InlineExpander::Expanded(const te::OperationNode* op) {
   auto it = memo_.find(op);
   if (it != memo_.end()) return it->second;
   RELAY_CHECK(op->kind() == te::OperationNode::Kind::kCompute, "expansion of a placeholder");
-  tir::PrimExpr e = Expand(op->body());
+  tir::PrimExpr e = Expand(op->body(), schedule_.StageOf(op));
   return memo_.emplace(op, std::move(e)).first->second;
 }
 
-tir::PrimExpr InlineExpander::Expand(const tir::PrimExpr& e) {
+tir::PrimExpr InlineExpander::Expand(const tir::PrimExpr& e, const Stage* reader) {
   return tir::MutateExpr(e, [&](const tir::PrimExpr& x) -> tir::PrimExpr {
     if (x->kind() != tir::ExprKind::kProducerRead) return nullptr;
     std::vector<tir::PrimExpr> idx;
-    for (const tir::PrimExpr& o : x->operands()) idx.push_back(Expand(o));
+    for (const tir::PrimExpr& o : x->operands()) idx.push_back(Expand(o, reader));
     te::Tensor t = OpOf(x);
+    const Stage* cache = reader == nullptr ? nullptr : reader->CacheOf(t.get());
+    if (cache != nullptr) return te::Read(cache->op(), std::move(idx));
     const Stage* stage = schedule_[t];
     if (stage == nullptr || !stage->inlined()) return tir::WithOperands(x, std::move(idx));
     tir::VarMap m;

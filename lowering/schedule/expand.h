@@ -14,14 +14,15 @@ class InlineExpander {
   explicit InlineExpander(const Schedule& schedule) : schedule_(schedule) {}
 
   // The body of compute `op` (in its own axis variables) with every read of an inlined stage
-  // replaced by that stage's expanded body at the read's indices. Memoized per operation.
+  // replaced by that stage's expanded body at the read's indices, and every read its stage
+  // caches (Schedule::CacheRead) made a read of the cache. Memoized per operation.
   const tir::PrimExpr& Expanded(const te::OperationNode* op);
 
   // The operation a read names.
   static te::Tensor OpOf(const tir::PrimExpr& read);
 
  private:
-  tir::PrimExpr Expand(const tir::PrimExpr& e);
+  tir::PrimExpr Expand(const tir::PrimExpr& e, const Stage* reader);
 
   const Schedule& schedule_;
   std::map<const te::OperationNode*, tir::PrimExpr> memo_;  // lookups only

@@ -237,6 +237,10 @@ class Lowerer {
       }
       s->attached.resize(st.leaf_loops().size());
       if (st.attach_stage() == nullptr) {
+        if (st.scope() == MemoryScope::kShared) {
+          return absl::FailedPreconditionError(absl::StrCat(name_, ": shared stage ", op->name(),
+                                                            " is not attached inside a GPU block"));
+        }
         s->kind = StageInfo::Kind::kRoot;
         continue;
       }
@@ -330,6 +334,23 @@ class Lowerer {
     return r;
   }
 
+  // Ranges of the variables of the loops annotated `a` that enclose attached stage `s` (its
+  // consumer's loops at or outside the attachment, and so on up to the root).
+  VarRanges EnclosingLoops(const StageInfo* s, LoopAnnotation a) const {
+    VarRanges r;
+    for (; s->parent != nullptr; s = s->parent) {
+      const StageInfo* c = s->parent;
+      const auto& leaves = c->stage->leaf_loops();
+      for (int q = 0; q <= s->attach_pos; ++q) {
+        const schedule::Loop l = leaves[static_cast<size_t>(q)];
+        if (c->stage->info(l).annotation != a) continue;
+        const size_t id = static_cast<size_t>(l.id);
+        r[c->var[id].get()] = Interval::Loop(c->extent[id]);
+      }
+    }
+    return r;
+  }
+
   std::vector<std::vector<PrimExpr>> ReadsOf(const StageInfo* reader, const StageInfo* t) {
     std::vector<std::vector<PrimExpr>> reads;
     PrimExpr body = tir::Substitute(reader->expanded, reader->axis_map);
@@ -360,8 +381,19 @@ class Lowerer {
         RELAY_CHECK(r->laid_out, "a reader is laid out before what it reads");
         for (auto& idx : ReadsOf(r, s)) reads.push_back(std::move(idx));
       }
-      Region region =
-          InferRegion(reads, op->shape(), InnerRanges(s->parent, s->attach_pos), all_ranges_);
+      VarRanges inner = InnerRanges(s->parent, s->attach_pos);
+      if (st.scope() == MemoryScope::kShared) {
+        // One copy for the whole block: what any of its threads reads.
+        VarRanges threads = EnclosingLoops(s, LoopAnnotation::kThreadIdx);
+        if (threads.empty() || EnclosingLoops(s, LoopAnnotation::kBlockIdx).empty()) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              name_, ": shared stage ", op->name(), " is computed at ", s->parent->op->name(),
+              "'s loop ", s->parent->stage->info(st.attach_loop()).name,
+              ", which is not inside both a blockIdx and a threadIdx loop"));
+        }
+        inner.insert(threads.begin(), threads.end());
+      }
+      Region region = InferRegion(reads, op->shape(), inner, all_ranges_);
       s->origin = region.min;
       s->region = region.extent;
     }
@@ -507,7 +539,8 @@ class Lowerer {
       std::vector<int64_t> shape;
       for (size_t d : s->order) shape.push_back(s->region[d]);
       s->buffer = BufferNode::Make(Fresh(&buffer_names_, op->name()), op->dtype(), shape,
-                                   BufferNode::Scope::kLocal);
+                                   st.scope() == MemoryScope::kShared ? BufferNode::Scope::kShared
+                                                                      : BufferNode::Scope::kLocal);
     }
     s->laid_out = true;
     return absl::OkStatus();
@@ -731,11 +764,13 @@ class Lowerer {
       if (k == n) return tir::MakeStore(rf, t, tir::Combine(c, slot(t), source));
       return Loop(s, k, KindOf(st.info(st.leaf_loops()[static_cast<size_t>(k)]).annotation), inner);
     };
+    threads_.push_back({t, threads});
     std::vector<Stmt> body = {
         tir::MakeStore(rf, t, tir::CombinerIdentity(c, dtype)),
         WrapGuards(s->guards[static_cast<size_t>(q)], inner(q + 1)),
         tir::MakeBarrier(),
     };
+    threads_.pop_back();
     for (int64_t half = threads / 2; half >= 1; half /= 2) {
       PrimExpr other = tir::MakeBinary(ExprKind::kAdd, t, IntImm(half));
       body.push_back(tir::MakeIfThenElse(
@@ -748,17 +783,64 @@ class Lowerer {
   }
 
   // Leaf loop `q` of `s`: its attached stages, then (guarded) the loops inside it.
+  //
+  // On a GPU (bound loops):
+  // - Shared stages attached here are computed between two barriers: the block's threads wait
+  //   until every thread is done reading the previous contents, fill the buffer together, and
+  //   wait until it is full before any reads it. Their buffers are allocated once per block,
+  //   in the enclosing blockIdx loop (the verifier wants them outside the threadIdx loop).
+  // - A threadIdx loop inside another threadIdx loop (a shared stage's loop, inside its
+  //   readers' thread) is no loop of its own: its iterations are spread over the enclosing
+  //   loop's T threads, thread t taking t, t + T, t + 2T, ... (a serial loop when it has more
+  //   than T iterations, a guard when its extent is not a multiple of T).
   Stmt Loop(StageInfo* s, int q, ForKind kind, const std::function<Stmt(int)>& from) {
     const size_t id = static_cast<size_t>(s->stage->leaf_loops()[static_cast<size_t>(q)].id);
+    const PrimExpr& var = s->var[id];
+    const int64_t extent = s->extent[id];
+    const bool nested_thread = kind == ForKind::kThreadIdx && !threads_.empty();
+    const size_t shared_before = pending_shared_.size();
+    if (kind == ForKind::kThreadIdx && !nested_thread) threads_.push_back({var, extent});
     std::vector<Stmt> body;
     const auto& attached = s->attached[static_cast<size_t>(q)];
-    for (StageInfo* a : attached) body.push_back(BuildNest(a));
+    bool shared = false;
+    for (StageInfo* a : attached) shared |= a->stage->scope() == MemoryScope::kShared;
+    if (shared) body.push_back(tir::MakeBarrier());
+    for (StageInfo* a : attached) {
+      if (a->stage->scope() == MemoryScope::kShared) body.push_back(BuildNest(a));
+    }
+    if (shared) body.push_back(tir::MakeBarrier());
+    for (StageInfo* a : attached) {
+      if (a->stage->scope() != MemoryScope::kShared) body.push_back(BuildNest(a));
+    }
     body.push_back(from(q + 1));
     Stmt inner = WrapGuards(s->guards[static_cast<size_t>(q)], tir::MakeSeq(std::move(body)));
     for (auto it = attached.rbegin(); it != attached.rend(); ++it) {
-      inner = tir::MakeAllocate((*it)->buffer, inner);
+      if ((*it)->stage->scope() != MemoryScope::kShared) {
+        inner = tir::MakeAllocate((*it)->buffer, inner);
+      }
     }
-    return tir::MakeFor(s->var[id], IntImm(0), IntImm(s->extent[id]), kind, inner);
+    for (StageInfo* a : attached) {
+      if (a->stage->scope() == MemoryScope::kShared) pending_shared_.push_back(a->buffer);
+    }
+    if (kind == ForKind::kThreadIdx && !nested_thread) threads_.pop_back();
+    if (kind == ForKind::kBlockIdx) {
+      while (pending_shared_.size() > shared_before) {
+        inner = tir::MakeAllocate(pending_shared_.back(), inner);
+        pending_shared_.pop_back();
+      }
+    }
+    if (nested_thread) {
+      const auto& [t, threads] = threads_.back();
+      const int64_t rounds = (extent + threads - 1) / threads;
+      PrimExpr round = tir::MakeVar(var->name() + "_round");
+      PrimExpr value = rounds == 1 ? t : round * IntImm(threads) + t;
+      Stmt spread = tir::Substitute(inner, VarMap{{var.get(), value}});
+      if (rounds * threads != extent)
+        spread = tir::MakeIfThenElse(Lt(value, IntImm(extent)), spread);
+      if (rounds == 1) return spread;
+      return tir::MakeFor(round, IntImm(0), IntImm(rounds), ForKind::kSerial, spread);
+    }
+    return tir::MakeFor(var, IntImm(0), IntImm(extent), kind, inner);
   }
 
   // Loop variables are made with their loops' names; in the final text, the first binding of
@@ -886,6 +968,10 @@ class Lowerer {
   std::map<const StageInfo*, std::vector<StageInfo*>> readers_;  // values in stage order
   std::set<std::string> var_names_, buffer_names_;               // names taken
   VarRanges all_ranges_;
+  // While building: the threadIdx loop being built inside (variable, extent), and the shared
+  // buffers waiting for their blockIdx loop.
+  std::vector<std::pair<PrimExpr, int64_t>> threads_;
+  std::vector<Buffer> pending_shared_;
 };
 
 }  // namespace

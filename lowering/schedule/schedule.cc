@@ -206,7 +206,9 @@ absl::Status Stage::ComputeAt(Stage* consumer, Loop at) {
     return Misuse(*this, absl::StrCat("compute_at at a loop that is not a leaf loop of ",
                                       consumer->op()->name()));
   }
-  if (!DependsOn(consumer->op().get(), op_.get())) {
+  bool caches_for_consumer = false;
+  for (const auto& [t, cache] : consumer->caches_) caches_for_consumer |= cache == this;
+  if (!caches_for_consumer && !DependsOn(consumer->op().get(), op_.get())) {
     return Misuse(
         *this, absl::StrCat("compute_at in ", consumer->op()->name(), ", which does not read it"));
   }
@@ -222,8 +224,8 @@ Schedule::Schedule(std::vector<te::Tensor> outputs) : outputs_(std::move(outputs
   }
 }
 
-Stage* Schedule::operator[](const te::Tensor& t) const {
-  auto it = by_op_.find(t.get());
+Stage* Schedule::StageOf(const te::OperationNode* op) const {
+  auto it = by_op_.find(op);
   return it == by_op_.end() ? nullptr : it->second;
 }
 
@@ -232,6 +234,51 @@ bool Schedule::IsOutput(const te::Tensor& t) const {
     if (o == t) return true;
   }
   return false;
+}
+
+const Stage* Stage::CacheOf(const te::OperationNode* t) const {
+  auto it = caches_.find(t);
+  return it == caches_.end() ? nullptr : it->second;
+}
+
+absl::StatusOr<Stage*> Schedule::CacheRead(const te::Tensor& t, MemoryScope scope,
+                                           const std::vector<Stage*>& readers) {
+  Stage* source = (*this)[t];
+  if (source == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cache_read of ", t->name(), ", which is not part of the schedule"));
+  }
+  if (scope != MemoryScope::kShared) {
+    return Misuse(*source, "cache_read into a scope other than shared");
+  }
+  if (readers.empty()) return Misuse(*source, "cache_read without readers");
+  size_t first = stages_.size();
+  for (Stage* r : readers) {
+    auto it = std::find_if(stages_.begin(), stages_.end(),
+                           [&](const std::unique_ptr<Stage>& s) { return s.get() == r; });
+    bool reads = false;
+    if (it != stages_.end()) {
+      for (const te::Tensor& in : r->op()->inputs()) reads |= in == t;
+    }
+    if (!reads || r->inlined() || r->CacheOf(t.get()) != nullptr) {
+      return Misuse(*source, absl::StrCat("cache_read for ", r->op()->name(),
+                                          ", which is not a materialized stage reading it "
+                                          "without a cache"));
+    }
+    first = std::min(first, static_cast<size_t>(it - stages_.begin()));
+  }
+  te::Tensor copy = te::Compute(
+      t->name() + "_shared", t->shape(),
+      [&](const std::vector<PrimExpr>& i) { return te::Read(t, i); }, "cache_read",
+      ir::OpPattern::kInjective);
+  auto stage = std::make_unique<Stage>(copy, this);
+  Stage* cache = stage.get();
+  cache->scope_ = scope;
+  // Before its first reader, after `t` (which every reader comes after): producers first.
+  stages_.insert(stages_.begin() + static_cast<std::ptrdiff_t>(first), std::move(stage));
+  by_op_[copy.get()] = cache;
+  for (Stage* r : readers) r->caches_[t.get()] = cache;
+  return cache;
 }
 
 std::vector<Stage*> Schedule::Consumers(const te::Tensor& t) const {

@@ -41,6 +41,11 @@ enum class LoopAnnotation { kNone, kParallel, kVectorize, kUnroll, kBlockIdx, kT
 //                  accumulated twice; the lowering rejects it).
 enum class TailStrategy { kGuardWithIf, kShiftInwards };
 
+// Where an attached stage's buffer lives: kLocal, private to the thread (or loop iteration) that
+// computes it; kShared, one buffer per GPU block that all its threads fill and read (CUDA
+// __shared__ memory, for stages made by Schedule::CacheRead).
+enum class MemoryScope { kLocal, kShared };
+
 class Schedule;
 
 class Stage {
@@ -79,8 +84,13 @@ class Stage {
   // without a reduction that are not kernel outputs.
   absl::Status ComputeInline();
   // Computes this stage inside `consumer`'s loop `at`, for the region the consumer's inner
-  // loops read (bound inference), in a local buffer.
+  // loops read (bound inference), in a local buffer; for a kShared stage, the region every
+  // thread of the block reads there (its threadIdx loops count as inner loops).
   absl::Status ComputeAt(Stage* consumer, Loop at);
+
+  MemoryScope scope() const { return scope_; }
+  // The stage this stage's reads of `t` go to instead of `t` (Schedule::CacheRead), or null.
+  const Stage* CacheOf(const te::OperationNode* t) const;
 
   // Read by the lowering.
   struct LoopInfo {
@@ -117,6 +127,10 @@ class Stage {
   bool inlined_ = false;
   Stage* attach_stage_ = nullptr;
   Loop attach_loop_;
+  MemoryScope scope_ = MemoryScope::kLocal;
+  std::map<const te::OperationNode*, const Stage*> caches_;  // lookups only
+
+  friend class Schedule;
 };
 
 class Schedule {
@@ -130,10 +144,20 @@ class Schedule {
   // Stages in producer-before-consumer order (te::PostOrderOps).
   const std::vector<std::unique_ptr<Stage>>& stages() const { return stages_; }
   // The stage of `t`; nullptr if `t` is not part of this schedule.
-  Stage* operator[](const te::Tensor& t) const;
+  Stage* operator[](const te::Tensor& t) const { return StageOf(t.get()); }
+  Stage* StageOf(const te::OperationNode* op) const;
   bool IsOutput(const te::Tensor& t) const;
   // The stages that read `t`.
   std::vector<Stage*> Consumers(const te::Tensor& t) const;
+
+  // TVM's cache_read: a new stage `<t>_shared` that copies `t`, and `readers` (which read `t`)
+  // read the copy instead. The copy is meant to be attached (ComputeAt) inside its readers'
+  // loops, where it holds the region they read next: a tile of `t` that the threads of a GPU
+  // block load together once and then read many times. Only kShared is supported (a local copy
+  // would gain nothing over reading `t`); `t` may be a placeholder or any computed stage, an
+  // inlined one included (the copy computes it).
+  absl::StatusOr<Stage*> CacheRead(const te::Tensor& t, MemoryScope scope,
+                                   const std::vector<Stage*>& readers);
 
  private:
   std::vector<te::Tensor> outputs_;

@@ -742,6 +742,66 @@ TEST(LowerTest, ScalarCompute) {
             "}\n");
 }
 
+// cache_read into shared memory: a block per 4 rows, a thread per output of the 4x4 tile; each
+// chunk of 2 of k is loaded by the block's 16 threads
+// together (the 8-element tiles by threads 0-7, guarded), between two barriers, into buffers
+// allocated once per block. The tile of p0 is 4 rows (every thread's row: the threadIdx loop
+// is relaxed) by the chunk.
+TEST(LowerTest, CacheReadIntoSharedMemory) {
+  Kernel k = MatmulKernel(8, 6, 4);
+  Schedule s(k.outputs);
+  Stage* mm = s[k.outputs[0]];
+  auto rows = mm->Split(mm->axis(0), 4);
+  ASSERT_TRUE(rows.ok());
+  auto chunk = mm->Split(mm->reduce_axis(0), 2);
+  ASSERT_TRUE(chunk.ok());
+  ASSERT_TRUE(mm->Reorder({rows->first, rows->second, mm->axis(1), chunk->first}).ok());
+  auto thread = mm->Fuse(rows->second, mm->axis(1));
+  ASSERT_TRUE(thread.ok());
+  ASSERT_TRUE(mm->Bind(rows->first, LoopAnnotation::kBlockIdx).ok());
+  ASSERT_TRUE(mm->Bind(*thread, LoopAnnotation::kThreadIdx).ok());
+  for (const Tensor& in : k.inputs) {
+    auto cache = s.CacheRead(in, MemoryScope::kShared, {mm});
+    ASSERT_TRUE(cache.ok()) << cache.status();
+    ASSERT_TRUE((*cache)->ComputeAt(mm, chunk->first).ok());
+    auto all = (*cache)->Fuse((*cache)->axis(0), (*cache)->axis(1));
+    ASSERT_TRUE(all.ok());
+    ASSERT_TRUE((*cache)->Bind(*all, LoopAnnotation::kThreadIdx).ok());
+  }
+  EXPECT_EQ(Text(s, k),
+            "func f(in p0: float32[8, 6], in p1: float32[6, 4], out out0: float32[8, 4]) {\n"
+            "  for (i0.outer, 0, 2) blockIdx.x {\n"
+            "    allocate p0_shared[float32 * 8] shared {\n"
+            "      allocate p1_shared[float32 * 8] shared {\n"
+            "        for (i0.inner.i1.fused, 0, 16) threadIdx.x {\n"
+            "          out0[((i0.outer*16) + i0.inner.i1.fused)] = 0f;\n"
+            "          for (k.outer, 0, 3) {\n"
+            "            barrier;\n"
+            "            if ((i0.inner.i1.fused < 8)) {\n"
+            "              p0_shared[i0.inner.i1.fused] = p0[((((i0.outer*24) + "
+            "(floordiv(i0.inner.i1.fused, 2)*6)) + (k.outer*2)) + floormod(i0.inner.i1.fused, "
+            "2))];\n"
+            "            }\n"
+            "            if ((i0.inner.i1.fused < 8)) {\n"
+            "              p1_shared[i0.inner.i1.fused] = p1[((k.outer*8) + i0.inner.i1.fused)];\n"
+            "            }\n"
+            "            barrier;\n"
+            "            for (k.inner, 0, 2) {\n"
+            "              out0[((i0.outer*16) + i0.inner.i1.fused)] = (out0[((i0.outer*16) + "
+            "i0.inner.i1.fused)] + (p0_shared[((floordiv(i0.inner.i1.fused, 4)*2) + k.inner)]*"
+            "p1_shared[((k.inner*4) + floormod(i0.inner.i1.fused, 4))]));\n"
+            "            }\n"
+            "          }\n"
+            "        }\n"
+            "      }\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+  auto f = Lower(s, k);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(CompareWithDefinition(*f, k, 3), "");
+}
+
 // ---- Errors ----
 
 TEST(PrimitiveErrorTest, Misuse) {
@@ -774,6 +834,37 @@ TEST(PrimitiveErrorTest, Misuse) {
   code_and(s[add]->ComputeAt(m, m->axis(0)), "which does not read it");
   EXPECT_FALSE(o->axis(5).valid());
   EXPECT_FALSE(m->reduce_axis(1).valid());
+}
+
+TEST(PrimitiveErrorTest, CacheReadMisuse) {
+  Kernel k = MatmulBiasRelu(2, 3, 8);
+  Schedule s(k.outputs);
+  Tensor relu = k.outputs[0];
+  Tensor mm = relu->inputs()[0]->inputs()[0];
+  auto code_and = [](const absl::Status& st, const std::string& msg) {
+    EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+    EXPECT_THAT(std::string(st.message()), HasSubstr(msg));
+  };
+  code_and(s.CacheRead(k.inputs[0], MemoryScope::kLocal, {s[mm]}).status(),
+           "cache_read into a scope other than shared");
+  code_and(s.CacheRead(k.inputs[0], MemoryScope::kShared, {}).status(), "without readers");
+  code_and(s.CacheRead(k.inputs[0], MemoryScope::kShared, {s[relu]}).status(),
+           "cache_read for relu, which is not a materialized stage reading it");
+  auto cache = s.CacheRead(k.inputs[0], MemoryScope::kShared, {s[mm]});
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  code_and(s.CacheRead(k.inputs[0], MemoryScope::kShared, {s[mm]}).status(), "without a cache");
+  // The copy is read by its reader: compute_at there is allowed, elsewhere not.
+  code_and((*cache)->ComputeAt(s[relu], s[relu]->axis(0)), "which does not read it");
+  // A shared copy left at the root, or attached outside any GPU thread, cannot be lowered.
+  auto root = LowerSchedule(s, k.Args(), "f");
+  EXPECT_EQ(root.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(root.status().message()),
+              HasSubstr("shared stage p0_shared is not attached inside a GPU block"));
+  ASSERT_TRUE((*cache)->ComputeAt(s[mm], s[mm]->axis(0)).ok());
+  auto serial = LowerSchedule(s, k.Args(), "f");
+  EXPECT_EQ(serial.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(serial.status().message()),
+              HasSubstr("which is not inside both a blockIdx and a threadIdx loop"));
 }
 
 TEST(LowerErrorTest, AttachLoopSplitAfterComputeAt) {

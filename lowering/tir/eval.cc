@@ -1,10 +1,15 @@
 #include "lowering/tir/eval.h"
 
+#include <ucontext.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "lowering/support/status_macros.h"
@@ -338,33 +343,19 @@ class Evaluator {
             s->for_kind() == ForKind::kParallel || s->for_kind() == ForKind::kVectorized ||
             s->for_kind() == ForKind::kBlockIdx || s->for_kind() == ForKind::kThreadIdx;
         const ExprNode* var = s->loop_var().get();
-        // A thread loop with barriers in its body runs in phases: every thread up to the first
-        // barrier, then every thread up to the next, ... (as a GPU's threads would wait there).
-        std::vector<std::vector<Stmt>> phases(1);
-        if (s->for_kind() == ForKind::kThreadIdx && s->body()->kind() == StmtKind::kSeq) {
-          for (const Stmt& c : s->body()->seq()) {
-            if (c->kind() == StmtKind::kBarrier) {
-              phases.emplace_back();
-            } else {
-              phases.back().push_back(c);
-            }
-          }
-        } else {
-          phases.back().push_back(s->body());
+        if (s->for_kind() == ForKind::kThreadIdx && HasBarrier(s->body())) {
+          RunThreads(s->body(), var, min, extent);
+          return;
         }
-        for (const std::vector<Stmt>& phase : phases) {
-          for (int64_t k = 0; k < extent && !failed(); ++k) {
-            vars_[var].i = min + (reverse ? extent - 1 - k : k);
-            for (const Stmt& c : phase) Exec(c);
-          }
+        for (int64_t k = 0; k < extent && !failed(); ++k) {
+          vars_[var].i = min + (reverse ? extent - 1 - k : k);
+          Exec(s->body());
         }
         vars_.erase(var);
         return;
       }
       case StmtKind::kBarrier:
-        Fail(absl::UnimplementedError(
-            "a barrier not at the top of a threadIdx loop's body: the evaluator runs threads "
-            "in phases between such barriers only"));
+        Barrier();
         return;
       case StmtKind::kSeq:
         for (const Stmt& c : s->seq()) Exec(c);
@@ -409,10 +400,131 @@ class Evaluator {
     }
   }
 
+  // A GPU thread of a block whose threadIdx loop has barriers: a fiber (ucontext) with its own
+  // stack, variables and local buffers. It runs until it reaches a barrier, then the next
+  // thread runs; when every thread waits at the barrier they all go on, one after another,
+  // to the next. So a thread never sees another's writes made after a barrier it has not
+  // passed, and a missing barrier shows as a wrong result, as on a GPU.
+  struct Fiber {
+    ucontext_t context;
+    std::unique_ptr<char[]> stack;
+    std::unordered_map<const ExprNode*, Val> vars;
+    std::unordered_map<const BufferNode*, Storage> buffers;
+    bool done = false;
+  };
+  static constexpr size_t kFiberStack = 256 * 1024;
+
+  static void FiberEntry() {
+    Evaluator* ev = current_evaluator;
+    ev->Exec(ev->fiber_body_);
+    ev->running_->done = true;  // returns to scheduler_ (uc_link)
+  }
+
+  // Runs `body` for every value of `var` in [min, min + extent) as the threads of one block,
+  // the last thread first (as bound loops run backwards).
+  void RunThreads(const Stmt& body, const ExprNode* var, int64_t min, int64_t extent) {
+    if (running_ != nullptr) {
+      Fail(absl::InvalidArgumentError("a threadIdx loop with barriers inside another"));
+      return;
+    }
+    while (fibers_.size() < static_cast<size_t>(extent)) {
+      fibers_.push_back(std::make_unique<Fiber>());
+      fibers_.back()->stack.reset(new char[kFiberStack]);
+    }
+    Evaluator* saved = current_evaluator;
+    current_evaluator = this;
+    fiber_body_ = body;
+    for (int64_t k = 0; k < extent; ++k) {
+      Fiber& f = *fibers_[static_cast<size_t>(k)];
+      f.vars = vars_;
+      f.vars[var].i = min + (extent - 1 - k);
+      f.buffers = buffers_;
+      f.done = false;
+      getcontext(&f.context);
+      f.context.uc_stack.ss_sp = f.stack.get();
+      f.context.uc_stack.ss_size = kFiberStack;
+      f.context.uc_link = &scheduler_;
+      makecontext(&f.context, &Evaluator::FiberEntry, 0);
+    }
+    for (bool waiting = true; waiting;) {
+      int64_t arrived = 0, finished = 0;
+      for (int64_t k = 0; k < extent; ++k) {
+        Fiber& f = *fibers_[static_cast<size_t>(k)];
+        if (f.done) continue;
+        running_ = &f;
+        std::swap(vars_, f.vars);
+        std::swap(buffers_, f.buffers);
+        swapcontext(&scheduler_, &f.context);
+        std::swap(vars_, f.vars);
+        std::swap(buffers_, f.buffers);
+        running_ = nullptr;
+        if (f.done) {
+          ++finished;
+        } else {
+          ++arrived;
+        }
+      }
+      // The verifier keeps barriers out of conditions, so all threads arrive or none does; a
+      // failure makes every waiting thread return at once, and the next round ends them.
+      if (arrived > 0 && finished > 0) {
+        Fail(absl::InvalidArgumentError("threads of a block reached different barriers"));
+      }
+      waiting = arrived > 0;
+    }
+    for (int64_t k = 0; k < extent; ++k) {
+      fibers_[static_cast<size_t>(k)]->vars.clear();
+      fibers_[static_cast<size_t>(k)]->buffers.clear();
+    }
+    current_evaluator = saved;
+  }
+
+  void Barrier() {
+    if (running_ == nullptr) {
+      Fail(absl::InternalError("a barrier outside a threadIdx loop"));
+      return;
+    }
+    swapcontext(&running_->context, &scheduler_);
+  }
+
+  bool HasBarrier(const Stmt& s) {
+    if (s == nullptr) return false;
+    auto it = has_barrier_.find(s.get());
+    if (it != has_barrier_.end()) return it->second;
+    bool found = false;
+    switch (s->kind()) {
+      case StmtKind::kBarrier:
+        found = true;
+        break;
+      case StmtKind::kSeq:
+        for (const Stmt& c : s->seq()) found = found || HasBarrier(c);
+        break;
+      case StmtKind::kIfThenElse:
+        found = HasBarrier(s->body()) || HasBarrier(s->else_body());
+        break;
+      case StmtKind::kFor:
+      case StmtKind::kAllocate:
+      case StmtKind::kLetStmt:
+        found = HasBarrier(s->body());
+        break;
+      case StmtKind::kStore:
+        break;
+    }
+    has_barrier_[s.get()] = found;
+    return found;
+  }
+
   std::unordered_map<const ExprNode*, Val> vars_;
   std::unordered_map<const BufferNode*, Storage> buffers_;
+  std::unordered_map<const StmtNode*, bool> has_barrier_;
+  std::vector<std::unique_ptr<Fiber>> fibers_;
+  ucontext_t scheduler_;
+  Fiber* running_ = nullptr;
+  Stmt fiber_body_;
+  static thread_local Evaluator* current_evaluator;
   absl::Status error_;
 };
+
+thread_local Evaluator* Evaluator::current_evaluator = nullptr;
 
 }  // namespace
 

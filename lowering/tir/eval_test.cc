@@ -131,5 +131,38 @@ TEST(EvalTest, DivisionByZeroIsAnError) {
   EXPECT_EQ(RunPrimFunc(f, {}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// A block of 4 threads shifts a row through shared memory twice: each round every thread
+// stores its element, waits, and reads its neighbour's. The barrier sits in a loop inside the
+// thread loop, where the threads must take turns at it; without the barrier between the read
+// and the next round's store, a thread that runs ahead overwrites what another has not read
+// yet, and the result is wrong, as on a GPU.
+PrimFunc Rotate(bool second_barrier) {
+  Buffer in = BufferNode::Make("in", DType::kFloat32, {4}, Scope::kParam);
+  Buffer out = BufferNode::Make("out", DType::kFloat32, {4}, Scope::kParam);
+  Buffer sh = BufferNode::Make("sh", DType::kFloat32, {4}, Scope::kShared);
+  Buffer v = BufferNode::Make("v", DType::kFloat32, {1}, Scope::kLocal);
+  PrimExpr b = MakeVar("b"), t = MakeVar("t"), r = MakeVar("r");
+  std::vector<Stmt> round = {MakeStore(sh, t, MakeLoad(v, I(0))), MakeBarrier(),
+                             MakeStore(v, I(0), MakeLoad(sh, FloorMod(t + I(1), I(4))))};
+  if (second_barrier) round.push_back(MakeBarrier());
+  Stmt thread =
+      MakeAllocate(v, MakeSeq({MakeStore(v, I(0), MakeLoad(in, t)),
+                               MakeFor(r, I(0), I(2), ForKind::kSerial, MakeSeq(std::move(round))),
+                               MakeStore(out, t, MakeLoad(v, I(0)))}));
+  Stmt body = MakeFor(b, I(0), I(1), ForKind::kBlockIdx,
+                      MakeAllocate(sh, MakeFor(t, I(0), I(4), ForKind::kThreadIdx, thread)));
+  return {"rotate", {in, out}, 1, body};
+}
+
+TEST(EvalTest, ThreadsMeetAtBarriersInsideLoops) {
+  ir::Tensor in = ir::Tensor::FromDoubles({4}, DType::kFloat32, {10, 11, 12, 13});
+  auto out = RunPrimFunc(Rotate(true), {in});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].ToDoubles(), (std::vector<double>{12, 13, 10, 11}));
+  auto racy = RunPrimFunc(Rotate(false), {in});
+  ASSERT_TRUE(racy.ok()) << racy.status();
+  EXPECT_NE((*racy)[0].ToDoubles(), (std::vector<double>{12, 13, 10, 11}));
+}
+
 }  // namespace
 }  // namespace relay::tir

@@ -644,6 +644,30 @@ void Simplifier::Refine(const PrimExpr& cond, VarRanges* ranges) {
   (*ranges)[a.get()] = r;
 }
 
+// Whether `s` allocates shared memory or waits at a barrier.
+bool UsesBlockSharing(const Stmt& s) {
+  if (s == nullptr) return false;
+  switch (s->kind()) {
+    case StmtKind::kBarrier:
+      return true;
+    case StmtKind::kAllocate:
+      return s->buffer()->scope() == BufferNode::Scope::kShared || UsesBlockSharing(s->body());
+    case StmtKind::kSeq:
+      for (const Stmt& c : s->seq()) {
+        if (UsesBlockSharing(c)) return true;
+      }
+      return false;
+    case StmtKind::kIfThenElse:
+      return UsesBlockSharing(s->body()) || UsesBlockSharing(s->else_body());
+    case StmtKind::kFor:
+    case StmtKind::kLetStmt:
+      return UsesBlockSharing(s->body());
+    case StmtKind::kStore:
+      return false;
+  }
+  return false;
+}
+
 Stmt Simplifier::StmtOf(const Stmt& s) {
   if (s == nullptr) return MakeSeq({});
   switch (s->kind()) {
@@ -652,7 +676,11 @@ Stmt Simplifier::StmtOf(const Stmt& s) {
       int64_t m, n;
       const bool known = ConstInt(min, &m) && ConstInt(extent, &n);
       if (known && n <= 0) return MakeSeq({});
-      if (known && n == 1) {
+      // A unit loop goes, unless it is a GPU block or thread loop whose body needs one (shared
+      // memory is allocated in a block loop, barriers sit in a thread loop).
+      const bool bound =
+          s->for_kind() == ForKind::kBlockIdx || s->for_kind() == ForKind::kThreadIdx;
+      if (known && n == 1 && !(bound && UsesBlockSharing(s->body()))) {
         return StmtOf(Substitute(s->body(), VarMap{{s->loop_var().get(), min}}));
       }
       const ExprNode* var = s->loop_var().get();

@@ -218,6 +218,26 @@ TEST(SimplifyStmtTest, RemovesEmptyLoopsBranchesAndTrivialLets) {
   EXPECT_TRUE(IsNoOp(Simplify(MakeFor(i, IntImm(0), IntImm(4), ForKind::kSerial, MakeSeq({})))));
 }
 
+// A GPU block or thread loop of one iteration stays when shared memory or a barrier needs it
+// (the verifier wants them inside such loops); other unit loops go.
+TEST(SimplifyStmtTest, KeepsUnitBlockLoopsThatShareMemory) {
+  Buffer out = BufferNode::Make("out", DType::kFloat32, {4}, BufferNode::Scope::kParam);
+  Buffer sh = BufferNode::Make("sh", DType::kFloat32, {4}, BufferNode::Scope::kShared);
+  PrimExpr b = MakeVar("b"), t = MakeVar("t");
+  Stmt threads = MakeFor(t, IntImm(0), IntImm(4), ForKind::kThreadIdx,
+                         MakeSeq({MakeStore(sh, t, FloatImm(1)), MakeBarrier(),
+                                  MakeStore(out, t, MakeLoad(sh, IntImm(3) - t))}));
+  Stmt shared = MakeFor(b, IntImm(0), IntImm(1), ForKind::kBlockIdx, MakeAllocate(sh, threads));
+  EXPECT_EQ(StmtToString(Simplify(shared)).rfind("for (b, 0, 1) blockIdx.x {", 0), 0u);
+  Stmt plain = MakeFor(
+      b, IntImm(0), IntImm(1), ForKind::kBlockIdx,
+      MakeFor(t, IntImm(0), IntImm(4), ForKind::kThreadIdx, MakeStore(out, t + b, FloatImm(2))));
+  EXPECT_EQ(StmtToString(Simplify(plain)),
+            "for (t, 0, 4) threadIdx.x {\n"
+            "  out[t] = 2f;\n"
+            "}\n");
+}
+
 TEST(SimplifyStmtTest, EmptyThenBecomesNegatedCondition) {
   Buffer out = BufferNode::Make("out", DType::kInt64, {8}, BufferNode::Scope::kParam);
   PrimExpr i = MakeVar("i");

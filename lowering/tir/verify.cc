@@ -361,9 +361,18 @@ class Verifier {
         if (!allocated_ever_.insert(b).second) {
           Fail(absl::StrCat("buffer ", b->name(), " is allocated twice"));
         }
+        const int64_t shared = b->scope() == BufferNode::Scope::kShared
+                                   ? b->NumElements() * ir::DTypeBytes(b->dtype())
+                                   : 0;
+        shared_bytes_ += shared;
+        if (shared_bytes_ > kMaxSharedBytes) {
+          Fail(absl::StrCat("shared buffer ", b->name(), " takes the block's shared memory to ",
+                            shared_bytes_, " bytes (at most ", kMaxSharedBytes, ")"));
+        }
         allocated_.insert(b);
         Visit(s->body());
         allocated_.erase(b);
+        shared_bytes_ -= shared;
         return;
       }
       case StmtKind::kIfThenElse:
@@ -398,7 +407,10 @@ class Verifier {
   std::unordered_set<const BufferNode*> params_, allocated_, allocated_ever_;
   std::unordered_set<const ExprNode*> bound_ever_, in_scope_, loop_vars_;
   int block_loops_ = 0, thread_loops_ = 0;  // enclosing bound loops
-  int ifs_in_thread_ = 0;                   // conditions inside the innermost thread loop
+  // A GPU block's static shared memory: 48 KiB on every GPU (more needs opting in at launch).
+  static constexpr int64_t kMaxSharedBytes = 48 * 1024;
+  int64_t shared_bytes_ = 0;  // allocated around the statement being checked
+  int ifs_in_thread_ = 0;     // conditions inside the innermost thread loop
   VarRanges ranges_;
   std::vector<Guard> guards_;
   int opaque_guards_ = 0;

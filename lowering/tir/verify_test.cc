@@ -133,6 +133,18 @@ TEST_F(VerifyTest, SharedBuffersAndBarriers) {
   EXPECT_EQ(Message(skipped), "k: barrier under a condition (threads could skip it)");
   // A barrier with no threads to wait for.
   EXPECT_EQ(Message(block(MakeBarrier())), "k: barrier outside a threadIdx loop");
+  // More shared memory than a block gets (48 KiB): 12288 floats fit, one more does not.
+  Buffer big = BufferNode::Make("big", DType::kFloat32, {12288 - 4}, Scope::kShared);
+  Stmt fits =
+      block(MakeAllocate(big, MakeAllocate(shared, MakeFor(j_, I(0), I(4), ForKind::kThreadIdx,
+                                                           thread_body(MakeBarrier())))));
+  EXPECT_TRUE(Verify(fits).ok()) << Verify(fits);
+  Buffer bigger = BufferNode::Make("bigger", DType::kFloat32, {12288 - 3}, Scope::kShared);
+  Stmt too_big =
+      block(MakeAllocate(bigger, MakeAllocate(shared, MakeFor(j_, I(0), I(4), ForKind::kThreadIdx,
+                                                              thread_body(MakeBarrier())))));
+  EXPECT_EQ(Message(too_big),
+            "k: shared buffer rf takes the block's shared memory to 49156 bytes (at most 49152)");
 }
 
 }  // namespace
