@@ -71,6 +71,13 @@ class CudaStrategy {
         done.insert(reduction);
         continue;
       }
+      if (!IsReduce(*o) && !attachable.empty()) {
+        ASSIGN_OR_RETURN(bool rows, BlockPerRow(o, attachable));
+        if (rows) {
+          done.insert(attachable.begin(), attachable.end());
+          continue;
+        }
+      }
       if (reduction != nullptr && (reduction == o || attachable.size() == 1)) {
         ASSIGN_OR_RETURN(bool tiled, TiledContraction(o, reduction));
         if (tiled) {
@@ -151,6 +158,75 @@ class CudaStrategy {
     RETURN_IF_ERROR(r->Bind(parts.second, LoopAnnotation::kThreadIdx));
     if (r != o) RETURN_IF_ERROR(r->ComputeAt(o, block));
     return absl::OkStatus();
+  }
+
+  // Rows whose reductions are long (softmax's max and sum over a row of 128 or more, layer
+  // norm's mean and variance): a block per row. The row's reductions are cross-thread
+  // reductions, each done once by the whole block, and each thread then computes every T-th
+  // element of the row from their results:
+  //
+  //   for row blockIdx.x:
+  //     for t threadIdx.x:                            (one loop: MergeThreadLoops)
+  //       max_rf[t] = max of x[row, t::T]; barrier; tree; max = max_rf[0]
+  //       barrier
+  //       sum_rf[t] = sum of exp(x[row, t::T] - max); barrier; tree; sum = sum_rf[0]
+  //       barrier
+  //       for c: out[row, c*T + t] = exp(x[row, c*T + t] - max) / sum
+  //
+  // The row is the leading axes of `o` that its reads of the reductions use; the reductions
+  // (`attachable`, each read one element at a time) are over the rest. Returns false when the
+  // reductions are short or the reads take another form.
+  absl::StatusOr<bool> BlockPerRow(Stage* o, const std::vector<Stage*>& attachable) {
+    int64_t shortest = -1;
+    for (const Stage* r : attachable) {
+      const int64_t k = ReduceExtent(*r);
+      if (shortest < 0 || k < shortest) shortest = k;
+    }
+    if (shortest < kCrossThreadMinReduction) return false;
+    // The row: o's axes 0..row-1, those its reads of the reductions index with.
+    int row = 0;
+    std::set<const te::OperationNode*> reductions;
+    for (const Stage* r : attachable) reductions.insert(r->op().get());
+    tir::VisitExpr(expander_.Expanded(o->op().get()), [&](const PrimExpr& x) {
+      if (x->kind() != ExprKind::kProducerRead ||
+          reductions.count(InlineExpander::OpOf(x).get()) == 0) {
+        return true;
+      }
+      for (const PrimExpr& i : x->operands()) {
+        for (int d = 0; d < o->num_axes(); ++d) {
+          if (i.get() == o->op()->axes()[static_cast<size_t>(d)].var.get()) {
+            row = std::max(row, d + 1);
+          }
+        }
+      }
+      return true;
+    });
+    if (row == 0 || row >= o->num_axes()) return false;
+    int64_t threads = 32;
+    while (threads * 2 <= std::min<int64_t>(shortest / 4, kCudaThreadsPerBlock)) threads *= 2;
+
+    Loop block = o->axis(0), cols = o->axis(row);
+    for (int d = 1; d < row; ++d) {
+      ASSIGN_OR_RETURN(block, o->Fuse(block, o->axis(d)));
+    }
+    for (int d = row + 1; d < o->num_axes(); ++d) {
+      ASSIGN_OR_RETURN(cols, o->Fuse(cols, o->axis(d)));
+    }
+    ASSIGN_OR_RETURN(auto parts, o->Split(cols, threads));
+    RETURN_IF_ERROR(o->Reorder({parts.second, parts.first}));
+    RETURN_IF_ERROR(o->Bind(block, LoopAnnotation::kBlockIdx));
+    RETURN_IF_ERROR(o->Bind(parts.second, LoopAnnotation::kThreadIdx));
+    for (Stage* r : attachable) {
+      RETURN_IF_ERROR(r->ComputeAt(o, block));
+      Loop k = r->reduce_axis(0);
+      for (int j = 1; j < r->num_reduce_axes(); ++j) {
+        ASSIGN_OR_RETURN(k, r->Fuse(k, r->reduce_axis(j)));
+      }
+      ASSIGN_OR_RETURN(auto kparts, r->Split(k, threads));
+      RETURN_IF_ERROR(r->Reorder({kparts.second, kparts.first}));
+      RETURN_IF_ERROR(r->Bind(kparts.second, LoopAnnotation::kThreadIdx));
+    }
+    return true;
   }
 
   // A contraction (dense, matmul, batch_matmul, conv2d without groups): each input element is

@@ -209,19 +209,42 @@ def @conv_relu_1x1(%x: Tensor[(1, 24, 9, 9), float32], %w: Tensor[(40, 24, 1, 1)
   }
 }
 
-// Softmax over rows of 1000: 2 * 1000 outputs in blocks of 256; each thread computes its row's
-// max and sum in one-element buffers (no device scratch at the root).
-TEST(CudaStrategyTest, SoftmaxReductionsStayInTheThread) {
+// Softmax over rows of 1000: a block per row. Its max and its sum are cross-thread reductions,
+// each done once by the block's 128 threads, and the block's loops are one threadIdx loop.
+TEST(CudaStrategyTest, SoftmaxRowsAreBlocks) {
   const std::string tir = Lowered(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(2, 1000), float32]) { nn.softmax(%x) })");
-  EXPECT_THAT(tir, HasSubstr(", 0, 8) blockIdx.x {"));
-  EXPECT_THAT(tir, HasSubstr(", 0, 256) threadIdx.x {"));
-  EXPECT_THAT(tir, HasSubstr("float32 * 1]"));
-  // Its buffers are allocated inside the thread loop: nothing at the root.
-  const size_t thread = tir.find("threadIdx.x");
-  const size_t alloc = tir.find("allocate");
-  ASSERT_NE(alloc, std::string::npos);
-  EXPECT_LT(thread, alloc);
+  EXPECT_THAT(tir, HasSubstr("(i0, 0, 2) blockIdx.x {"));
+  EXPECT_THAT(tir, HasSubstr("allocate softmax_max_rf[float32 * 128] shared {"));
+  EXPECT_THAT(tir, HasSubstr("allocate softmax_sum_rf[float32 * 128] shared {"));
+  const size_t first = tir.find("threadIdx.x");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(tir.find("threadIdx.x", first + 1), std::string::npos) << tir;
+  // The row's max and sum are one-element buffers of each thread.
+  EXPECT_THAT(tir, HasSubstr("allocate softmax_max[float32 * 1] {"));
+}
+
+// Row reductions of awkward sizes give the interpreter's values: rows that do not divide into
+// the threads, several row axes, layer_norm's two reductions (the variance reads the mean),
+// a mean kept as an axis and broadcast back.
+TEST(CudaStrategyTest, BlockPerRowMatchesTheInterpreter) {
+  const ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @softmax(%x: Tensor[(3, 1000), float32]) { nn.softmax(%x) }
+def @log_softmax(%x: Tensor[(2, 3, 200), float32]) { nn.log_softmax(%x) }
+def @layer_norm(%x: Tensor[(5, 130), float32], %g: Tensor[(130), float32], %b: Tensor[(130), float32]) {
+  nn.layer_norm(%x, %g, %b)
+}
+def @centered(%x: Tensor[(4, 300), float32]) {
+  %0 = mean(%x, axis=[1], keepdims=True);
+  subtract(%x, %0)
+}
+)");
+  for (const auto& [name, fn] : m.functions()) {
+    EXPECT_EQ(Check(m, name), "") << "@" << name;
+    absl::StatusOr<tir::PrimFunc> f = LowerKernel(*fn, "k", "default", *ParseTarget("cuda-sm90"));
+    ASSERT_TRUE(f.ok()) << name << ": " << f.status();
+    EXPECT_THAT(tir::PrimFuncToString(*f), HasSubstr("_rf[")) << "@" << name;
+  }
 }
 
 // A full reduction to a scalar has no axis to bind: it runs as one thread.

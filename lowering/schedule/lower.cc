@@ -33,8 +33,13 @@
 //      local buffers allocated around the root nests from their producer to their last
 //      reader. Outputs that are placeholders, or repeat an earlier output, are copied.
 //
+//      On a GPU, shared stages (Schedule::CacheRead) sit between barriers, with their buffers
+//      in the enclosing blockIdx loop, and their threadIdx loops are spread over the threads of
+//      the loop around them (see Loop below).
+//
 // The result is simplified (tir/simplify.h), which folds the index arithmetic back and drops
-// the guards and unit loops the ranges make useless.
+// the guards and unit loops the ranges make useless; then each GPU block's threadIdx loops are
+// merged into one (thread_loops.h).
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -46,6 +51,7 @@
 #include "lowering/schedule/expand.h"
 #include "lowering/schedule/loop_util.h"
 #include "lowering/schedule/schedule.h"
+#include "lowering/schedule/thread_loops.h"
 #include "lowering/support/check.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/tir/simplify.h"
@@ -152,7 +158,7 @@ class Lowerer {
     func.name = name_;
     func.params = params_;
     func.num_inputs = num_inputs_;
-    func.body = UniqueNames(tir::Simplify(BuildRoot()));
+    func.body = MergeThreadLoops(UniqueNames(tir::Simplify(BuildRoot())));
     return func;
   }
 

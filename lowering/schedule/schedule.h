@@ -167,8 +167,10 @@ class Schedule {
 
 // Lowers a schedule to a loop-IR function named `name` whose parameters are `args`: the
 // kernel's placeholders in order, then its outputs. Inlined stages are substituted, attached
-// stages are computed in local buffers inside their consumer's loop, reductions initialise then
-// accumulate, split tails are guarded. The result is simplified (tir/simplify.h).
+// stages are computed in local buffers inside their consumer's loop (shared ones between
+// barriers, once per GPU block), reductions initialise then accumulate, split tails are guarded.
+// The result is simplified (tir/simplify.h), and each GPU block has one threadIdx loop
+// (thread_loops.h).
 absl::StatusOr<tir::PrimFunc> LowerSchedule(const Schedule& schedule,
                                             const std::vector<te::Tensor>& args,
                                             const std::string& name);

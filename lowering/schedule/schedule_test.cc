@@ -13,6 +13,7 @@
 #include "lowering/schedule/bound.h"
 #include "lowering/schedule/expand.h"
 #include "lowering/schedule/strategy.h"
+#include "lowering/schedule/thread_loops.h"
 #include "lowering/te/te_eval_test_util.h"
 #include "lowering/tir/eval.h"
 #include "lowering/tir/simplify.h"
@@ -800,6 +801,48 @@ TEST(LowerTest, CacheReadIntoSharedMemory) {
   auto f = Lower(s, k);
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(CompareWithDefinition(*f, k, 3), "");
+}
+
+// Two threadIdx loops of one block become one, with a barrier between their bodies; the shared
+// buffer stays around the loop, the local one moves into it (one per thread). Loops of
+// different extents are left alone.
+TEST(MergeThreadLoopsTest, OneThreadLoopPerBlock) {
+  using tir::ForKind;
+  using tir::MakeFor;
+  tir::Buffer out = tir::BufferNode::Make("out", kF32, {8}, tir::BufferNode::Scope::kParam);
+  tir::Buffer sh = tir::BufferNode::Make("sh", kF32, {4}, tir::BufferNode::Scope::kShared);
+  tir::Buffer v = tir::BufferNode::Make("v", kF32, {1}, tir::BufferNode::Scope::kLocal);
+  PrimExpr b = tir::MakeVar("b"), t = tir::MakeVar("t"), u = tir::MakeVar("u");
+  auto block = [&](int64_t second_extent) {
+    return MakeFor(
+        b, IntImm(0), IntImm(2), ForKind::kBlockIdx,
+        tir::MakeAllocate(
+            sh, tir::MakeAllocate(
+                    v, tir::MakeSeq({
+                           MakeFor(t, IntImm(0), IntImm(4), ForKind::kThreadIdx,
+                                   tir::MakeStore(sh, t, F(1))),
+                           tir::MakeStore(v, IntImm(0), F(2)),
+                           MakeFor(u, IntImm(0), IntImm(second_extent), ForKind::kThreadIdx,
+                                   tir::MakeStore(out, b * IntImm(4) + u,
+                                                  tir::MakeLoad(sh, IntImm(3) - u) +
+                                                      tir::MakeLoad(v, IntImm(0)))),
+                       }))));
+  };
+  EXPECT_EQ(tir::StmtToString(MergeThreadLoops(block(4))),
+            "for (b, 0, 2) blockIdx.x {\n"
+            "  allocate sh[float32 * 4] shared {\n"
+            "    for (t, 0, 4) threadIdx.x {\n"
+            "      allocate v[float32 * 1] {\n"
+            "        sh[t] = 1f;\n"
+            "        v[0] = 2f;\n"
+            "        barrier;\n"
+            "        out[((b*4) + t)] = (sh[(3 - t)] + v[0]);\n"
+            "      }\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+  const tir::Stmt uneven = block(2);
+  EXPECT_EQ(MergeThreadLoops(uneven)->body(), uneven->body());
 }
 
 // ---- Errors ----
