@@ -749,7 +749,7 @@ class Lowerer {
   //
   //   allocate rf[T] shared
   //   for t threadIdx:
-  //     rf[t] = identity; <loops inside q>: rf[t] = rf[t] + source
+  //     acc = identity; <loops inside q>: acc = acc + source; rf[t] = acc
   //     barrier; if t < T/2: rf[t] = rf[t] + rf[t + T/2]; barrier; ...; buffer[i] = rf[0]
   // LayOut checked the form (CheckThreadReduction).
   Stmt CrossThreadReduction(StageInfo* s, int q, const PrimExpr& index, const PrimExpr& source) {
@@ -762,18 +762,24 @@ class Lowerer {
     const ir::DType dtype = s->op->dtype();
     Buffer rf = BufferNode::Make(Fresh(&buffer_names_, s->op->name() + "_rf"), dtype, {threads},
                                  BufferNode::Scope::kShared);
+    // The thread's share accumulates in a register, which goes to its slot once.
+    Buffer acc = BufferNode::Make(Fresh(&buffer_names_, s->op->name() + "_acc"), dtype, {1},
+                                  BufferNode::Scope::kLocal);
     const PrimExpr& t = s->var[id];
     auto slot = [&](const PrimExpr& i) { return tir::MakeLoad(rf, i); };
-    // The loops inside q accumulate into the thread's slot.
     std::function<Stmt(int)> inner = [&](int k) -> Stmt {
       const int n = static_cast<int>(st.leaf_loops().size());
-      if (k == n) return tir::MakeStore(rf, t, tir::Combine(c, slot(t), source));
+      if (k == n) {
+        return tir::MakeStore(acc, IntImm(0),
+                              tir::Combine(c, tir::MakeLoad(acc, IntImm(0)), source));
+      }
       return Loop(s, k, KindOf(st.info(st.leaf_loops()[static_cast<size_t>(k)]).annotation), inner);
     };
     threads_.push_back({t, threads});
     std::vector<Stmt> body = {
-        tir::MakeStore(rf, t, tir::CombinerIdentity(c, dtype)),
+        tir::MakeStore(acc, IntImm(0), tir::CombinerIdentity(c, dtype)),
         WrapGuards(s->guards[static_cast<size_t>(q)], inner(q + 1)),
+        tir::MakeStore(rf, t, tir::MakeLoad(acc, IntImm(0))),
         tir::MakeBarrier(),
     };
     threads_.pop_back();
@@ -784,8 +790,9 @@ class Lowerer {
       body.push_back(tir::MakeBarrier());
     }
     body.push_back(tir::MakeStore(s->buffer, index, slot(IntImm(0))));
-    return tir::MakeAllocate(rf, tir::MakeFor(t, IntImm(0), IntImm(threads), ForKind::kThreadIdx,
-                                              tir::MakeSeq(std::move(body))));
+    return tir::MakeAllocate(rf,
+                             tir::MakeFor(t, IntImm(0), IntImm(threads), ForKind::kThreadIdx,
+                                          tir::MakeAllocate(acc, tir::MakeSeq(std::move(body)))));
   }
 
   // Leaf loop `q` of `s`: its attached stages, then (guarded) the loops inside it.
