@@ -215,8 +215,10 @@ TEST(CudaStrategyTest, SoftmaxRowsAreBlocks) {
   const std::string tir = Lowered(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(2, 1000), float32]) { nn.softmax(%x) })");
   EXPECT_THAT(tir, HasSubstr("(i0, 0, 2) blockIdx.x {"));
-  EXPECT_THAT(tir, HasSubstr("allocate softmax_max_rf[float32 * 128] shared {"));
-  EXPECT_THAT(tir, HasSubstr("allocate softmax_sum_rf[float32 * 128] shared {"));
+  // A slot per warp (4) and one for the result; the warps combine with shuffles.
+  EXPECT_THAT(tir, HasSubstr("allocate softmax_max_rf[float32 * 5] shared {"));
+  EXPECT_THAT(tir, HasSubstr("allocate softmax_sum_rf[float32 * 5] shared {"));
+  EXPECT_THAT(tir, HasSubstr("shfl_down("));
   const size_t first = tir.find("threadIdx.x");
   ASSERT_NE(first, std::string::npos);
   EXPECT_EQ(tir.find("threadIdx.x", first + 1), std::string::npos) << tir;
@@ -282,10 +284,10 @@ TEST(CudaStrategyTest, BindMisuse) {
 }
 
 // A classifier's dense + bias + relu (10 outputs of 300 products): a block per output, the
-// reduction split over 64 threads (at least 4 terms each) that combine their partial sums in
-// shared memory, the
-// epilogue after it; the evaluator (threads in phases between barriers) gives the interpreter's
-// result.
+// reduction split over 64 threads (at least 4 terms each), whose two warps combine their partial
+// sums with shuffles and then through shared memory (a slot per warp and one for the result),
+// the epilogue after it; the evaluator (the block's threads as fibers meeting at each barrier
+// and shuffle) gives the interpreter's result.
 TEST(CudaStrategyTest, FewOutputsLongReductionIsCrossThread) {
   const std::string text = R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(1, 300), float32], %w: Tensor[(10, 300), float32], %b: Tensor[(10), float32]) {
@@ -296,8 +298,9 @@ def @main(%x: Tensor[(1, 300), float32], %w: Tensor[(10, 300), float32], %b: Ten
   const std::string tir = Lowered(text);
   EXPECT_THAT(tir, HasSubstr(", 0, 10) blockIdx.x {"));
   EXPECT_THAT(tir, HasSubstr(", 0, 64) threadIdx.x {"));
-  EXPECT_THAT(tir, HasSubstr("[float32 * 64] shared {"));
+  EXPECT_THAT(tir, HasSubstr("[float32 * 3] shared {"));
   EXPECT_THAT(tir, HasSubstr("barrier;"));
+  EXPECT_THAT(tir, HasSubstr("shfl_down(dense_acc[0], 16)"));
   EXPECT_EQ(Check(TypedModule(text), "main"), "");
   // A sum over rows of 2000 (8 rows): the same, with 256 threads; one over rows of 100 stays a
   // thread per row.
@@ -308,6 +311,33 @@ def @main(%x: Tensor[(8, 2000), float32]) { sum(%x, axis=[1]) })";
   EXPECT_THAT(Lowered(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(8, 100), float32]) { sum(%x, axis=[1]) })"),
               ::testing::Not(HasSubstr("shared")));
+}
+
+// A reduction over fewer threads than a warp (a hand schedule: 8 threads) combines in a tree in
+// shared memory, a barrier a step, and gives the definition's sums; max and int32 sums too.
+TEST(CudaStrategyTest, SubWarpThreadReductionIsASharedTree) {
+  auto [a, s] = RowSum(29);
+  Schedule sch({s});
+  Stage* st = sch[s];
+  ASSERT_TRUE(st->Bind(st->axis(0), LoopAnnotation::kBlockIdx).ok());
+  auto k = st->Split(st->reduce_axis(0), 8);
+  ASSERT_TRUE(k.ok());
+  ASSERT_TRUE(st->Reorder({k->second, k->first}).ok());
+  ASSERT_TRUE(st->Bind(k->second, LoopAnnotation::kThreadIdx).ok());
+  absl::StatusOr<tir::PrimFunc> f = LowerSchedule(sch, {a, s}, "k");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = tir::PrimFuncToString(*f);
+  EXPECT_THAT(text, HasSubstr("allocate s_rf[float32 * 8] shared {"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("shfl_down")));
+  ir::Tensor in(ir::Shape{4, 29}, ir::DType::kFloat32);
+  std::vector<double> want(4, 0.0);
+  for (int64_t i = 0; i < in.NumElements(); ++i) {
+    in.SetDouble(i, static_cast<double>((i * 7) % 11) - 5.0);
+    want[static_cast<size_t>(i / 29)] += static_cast<double>((i * 7) % 11) - 5.0;
+  }
+  absl::StatusOr<std::vector<ir::Tensor>> got = tir::RunPrimFunc(*f, {in});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)[0].ToDoubles(), want);
 }
 
 // A thread-bound reduction loop must be the first reduction loop and of power-of-two extent.

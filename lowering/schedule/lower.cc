@@ -743,14 +743,20 @@ class Lowerer {
   }
 
   // A reduction whose first reduction loop `q` is bound to threadIdx (CUDA): each thread
-  // accumulates its share of the reduction into its slot of a shared buffer, the block combines
-  // the slots in a tree (halving the active threads, a barrier after each step), and every
-  // thread then stores the result (the same value) into the stage's buffer:
+  // accumulates its share of the reduction in a register, the block combines the threads'
+  // values, and every thread then stores the result (the same value) into the stage's buffer.
+  // With whole warps (T a multiple of 32), as CUB's block reduction does:
   //
-  //   allocate rf[T] shared
+  //   allocate rf[W + 1] shared                      W = T / 32 warps
   //   for t threadIdx:
-  //     acc = identity; <loops inside q>: acc = acc + source; rf[t] = acc
-  //     barrier; if t < T/2: rf[t] = rf[t] + rf[t + T/2]; barrier; ...; buffer[i] = rf[0]
+  //     acc = identity; <loops inside q>: acc = acc + source
+  //     acc = acc + shfl_down(acc, 16); ...; acc = acc + shfl_down(acc, 1)
+  //     if t % 32 == 0: rf[t / 32] = acc;  barrier
+  //     acc = t < W ? rf[t] : identity; acc = acc + shfl_down(acc, W/2); ...; 1
+  //     if t == 0: rf[W] = acc;  barrier;  buffer[i] = rf[W]
+  //
+  // (one warp: rf[0] after the first barrier). Fewer threads: a tree in shared memory, rf[t] =
+  // acc, then log2(T) steps of rf[t] = rf[t] + rf[t + half] for t < half, a barrier each.
   // LayOut checked the form (CheckThreadReduction).
   Stmt CrossThreadReduction(StageInfo* s, int q, const PrimExpr& index, const PrimExpr& source) {
     const Stage& st = *s->stage;
@@ -760,8 +766,13 @@ class Lowerer {
                 "a stage is attached at a thread-bound reduction loop");
     const tir::Combiner c = s->expanded->combiner();
     const ir::DType dtype = s->op->dtype();
-    Buffer rf = BufferNode::Make(Fresh(&buffer_names_, s->op->name() + "_rf"), dtype, {threads},
-                                 BufferNode::Scope::kShared);
+    // Whole warps combine with shuffles: a slot per warp, and one for the result (below).
+    const int64_t warps = threads / 32;
+    const bool shuffles = threads % 32 == 0;
+    const int64_t result_slot = shuffles && warps > 1 ? warps : 0;
+    Buffer rf =
+        BufferNode::Make(Fresh(&buffer_names_, s->op->name() + "_rf"), dtype,
+                         {shuffles ? result_slot + 1 : threads}, BufferNode::Scope::kShared);
     // The thread's share accumulates in a register, which goes to its slot once.
     Buffer acc = BufferNode::Make(Fresh(&buffer_names_, s->op->name() + "_acc"), dtype, {1},
                                   BufferNode::Scope::kLocal);
@@ -776,20 +787,50 @@ class Lowerer {
       return Loop(s, k, KindOf(st.info(st.leaf_loops()[static_cast<size_t>(k)]).annotation), inner);
     };
     threads_.push_back({t, threads});
+    PrimExpr sum = tir::MakeLoad(acc, IntImm(0));
+    const PrimExpr identity = tir::CombinerIdentity(c, dtype);
     std::vector<Stmt> body = {
-        tir::MakeStore(acc, IntImm(0), tir::CombinerIdentity(c, dtype)),
+        tir::MakeStore(acc, IntImm(0), identity),
         WrapGuards(s->guards[static_cast<size_t>(q)], inner(q + 1)),
-        tir::MakeStore(rf, t, tir::MakeLoad(acc, IntImm(0))),
-        tir::MakeBarrier(),
     };
     threads_.pop_back();
-    for (int64_t half = threads / 2; half >= 1; half /= 2) {
-      PrimExpr other = tir::MakeBinary(ExprKind::kAdd, t, IntImm(half));
-      body.push_back(tir::MakeIfThenElse(
-          Lt(t, IntImm(half)), tir::MakeStore(rf, t, tir::Combine(c, slot(t), slot(other)))));
+    auto eq = [](PrimExpr a, int64_t b) { return tir::MakeBinary(ExprKind::kEQ, a, IntImm(b)); };
+    // acc = acc + (acc of the thread `offset` lanes up), for offset = from, from/2, ..., 1.
+    auto warp_tree = [&](int64_t from) {
+      for (int64_t offset = from; offset >= 1; offset /= 2) {
+        body.push_back(tir::MakeStore(acc, IntImm(0),
+                                      tir::Combine(c, sum, tir::MakeWarpShuffleDown(sum, offset))));
+      }
+    };
+    if (shuffles) {
+      // Each warp combines its 32 values with shuffles, and lane 0 stores the warp's result in
+      // its slot; the first warp then combines the slots the same way, and its lane 0 stores
+      // the block's result in the last slot, which no thread reads before the barrier.
+      warp_tree(16);
+      body.push_back(tir::MakeIfThenElse(eq(tir::FloorMod(t, IntImm(32)), 0),
+                                         tir::MakeStore(rf, tir::FloorDiv(t, IntImm(32)), sum)));
       body.push_back(tir::MakeBarrier());
+      if (warps > 1) {
+        body.push_back(tir::MakeIfThenElse(Lt(t, IntImm(warps)),
+                                           tir::MakeStore(acc, IntImm(0), slot(t)),
+                                           tir::MakeStore(acc, IntImm(0), identity)));
+        warp_tree(warps / 2);
+        body.push_back(tir::MakeIfThenElse(eq(t, 0), tir::MakeStore(rf, IntImm(result_slot), sum)));
+        body.push_back(tir::MakeBarrier());
+      }
+      body.push_back(tir::MakeStore(s->buffer, index, slot(IntImm(result_slot))));
+    } else {
+      // Part of a warp: a tree in shared memory, halving the active threads, a barrier a step.
+      body.push_back(tir::MakeStore(rf, t, sum));
+      body.push_back(tir::MakeBarrier());
+      for (int64_t half = threads / 2; half >= 1; half /= 2) {
+        PrimExpr other = tir::MakeBinary(ExprKind::kAdd, t, IntImm(half));
+        body.push_back(tir::MakeIfThenElse(
+            Lt(t, IntImm(half)), tir::MakeStore(rf, t, tir::Combine(c, slot(t), slot(other)))));
+        body.push_back(tir::MakeBarrier());
+      }
+      body.push_back(tir::MakeStore(s->buffer, index, slot(IntImm(0))));
     }
-    body.push_back(tir::MakeStore(s->buffer, index, slot(IntImm(0))));
     return tir::MakeAllocate(rf,
                              tir::MakeFor(t, IntImm(0), IntImm(threads), ForKind::kThreadIdx,
                                           tir::MakeAllocate(acc, tir::MakeSeq(std::move(body)))));

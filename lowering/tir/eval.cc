@@ -218,6 +218,7 @@ class Evaluator {
         return r;
       }
       case ExprKind::kCall: {
+        if (IsWarpShuffle(e)) return WarpShuffleDown(Eval(ops[0]), ops[1]->int_value());
         std::vector<double> args;
         for (const PrimExpr& o : ops) args.push_back(Eval(o).f);
         r.f = RoundTo(t, Intrinsic(e->name(), args));
@@ -410,6 +411,7 @@ class Evaluator {
     std::unique_ptr<char[]> stack;
     std::unordered_map<const ExprNode*, Val> vars;
     std::unordered_map<const BufferNode*, Storage> buffers;
+    int64_t lane = 0;  // the thread's index in the block
     bool done = false;
   };
   static constexpr size_t kFiberStack = 256 * 1024;
@@ -434,11 +436,13 @@ class Evaluator {
     Evaluator* saved = current_evaluator;
     current_evaluator = this;
     fiber_body_ = body;
+    shuffled_.assign(static_cast<size_t>(extent), Val{});
     for (int64_t k = 0; k < extent; ++k) {
       Fiber& f = *fibers_[static_cast<size_t>(k)];
       f.vars = vars_;
       f.vars[var].i = min + (extent - 1 - k);
       f.buffers = buffers_;
+      f.lane = extent - 1 - k;
       f.done = false;
       getcontext(&f.context);
       f.context.uc_stack.ss_sp = f.stack.get();
@@ -486,6 +490,24 @@ class Evaluator {
     swapcontext(&running_->context, &scheduler_);
   }
 
+  // A warp shuffle: every thread publishes its value and waits for all the others, takes the
+  // value `offset` lanes up in its warp of 32, and waits again before the table is reused.
+  Val WarpShuffleDown(Val v, int64_t offset) {
+    if (running_ == nullptr) {
+      Fail(absl::InvalidArgumentError("a warp shuffle outside a threadIdx loop with barriers"));
+      return v;
+    }
+    const int64_t lane = running_->lane;
+    shuffled_[static_cast<size_t>(lane)] = v;
+    Barrier();
+    Val r = v;
+    if (lane % 32 + offset < 32 && lane + offset < static_cast<int64_t>(shuffled_.size())) {
+      r = shuffled_[static_cast<size_t>(lane + offset)];
+    }
+    Barrier();
+    return r;
+  }
+
   bool HasBarrier(const Stmt& s) {
     if (s == nullptr) return false;
     auto it = has_barrier_.find(s.get());
@@ -507,6 +529,7 @@ class Evaluator {
         found = HasBarrier(s->body());
         break;
       case StmtKind::kStore:
+        found = HasWarpShuffle(s->value()) || HasWarpShuffle(s->index());
         break;
     }
     has_barrier_[s.get()] = found;
@@ -519,6 +542,7 @@ class Evaluator {
   std::vector<std::unique_ptr<Fiber>> fibers_;
   ucontext_t scheduler_;
   Fiber* running_ = nullptr;
+  std::vector<Val> shuffled_;  // the values a warp shuffle publishes, by lane
   Stmt fiber_body_;
   static thread_local Evaluator* current_evaluator;
   absl::Status error_;

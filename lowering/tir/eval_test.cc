@@ -164,5 +164,31 @@ TEST(EvalTest, ThreadsMeetAtBarriersInsideLoops) {
   EXPECT_NE((*racy)[0].ToDoubles(), (std::vector<double>{12, 13, 10, 11}));
 }
 
+// Warp shuffles: 64 threads (two warps) each hold their index; five shuffle-down steps leave
+// each warp's sum in its lane 0 (0 + ... + 31 = 496, 32 + ... + 63 = 1520), and a lane near
+// the end of its warp gets its own value back where the lane above is past the warp.
+TEST(EvalTest, WarpShufflesStayInTheWarp) {
+  Buffer out = BufferNode::Make("out", DType::kInt32, {64}, Scope::kParam);
+  Buffer v = BufferNode::Make("v", DType::kInt32, {1}, Scope::kLocal);
+  PrimExpr b = MakeVar("b"), t = MakeVar("t");
+  PrimExpr value = MakeLoad(v, I(0));
+  std::vector<Stmt> steps = {MakeStore(v, I(0), MakeCast(DType::kInt32, t))};
+  for (int64_t offset = 16; offset >= 1; offset /= 2) {
+    steps.push_back(MakeStore(v, I(0), value + MakeWarpShuffleDown(value, offset)));
+  }
+  steps.push_back(MakeBarrier());
+  steps.push_back(MakeStore(out, t, value));
+  Stmt body = MakeFor(
+      b, I(0), I(1), ForKind::kBlockIdx,
+      MakeFor(t, I(0), I(64), ForKind::kThreadIdx, MakeAllocate(v, MakeSeq(std::move(steps)))));
+  auto got = RunPrimFunc({"warp_sums", {out}, 0, body}, {});
+  ASSERT_TRUE(got.ok()) << got.status();
+  const std::vector<double> sums = (*got)[0].ToDoubles();
+  EXPECT_EQ(sums[0], 496);
+  EXPECT_EQ(sums[32], 1520);
+  // Lane 31 adds its own value at every step: 31 * 2^5.
+  EXPECT_EQ(sums[31], 31 * 32);
+}
+
 }  // namespace
 }  // namespace relay::tir

@@ -174,6 +174,30 @@ PrimExpr MakeCall(const std::string& intrinsic, std::vector<PrimExpr> args, DTyp
   return n;
 }
 
+PrimExpr MakeWarpShuffleDown(PrimExpr value, int64_t offset) {
+  RELAY_CHECK(value->dtype() == DType::kFloat32 || value->dtype() == DType::kInt32 ||
+                  value->dtype() == DType::kInt64,
+              "warp shuffles move float32, int32 or int64 values");
+  RELAY_CHECK(offset >= 1 && offset < 32, "warp shuffle offset outside [1, 31]");
+  auto n = New(ExprKind::kCall, value->dtype());
+  n->name_ = kWarpShuffleDown;
+  n->operands_ = {std::move(value), IntImm(offset)};
+  return n;
+}
+
+bool IsWarpShuffle(const PrimExpr& e) {
+  return e != nullptr && e->kind() == ExprKind::kCall && e->name() == kWarpShuffleDown;
+}
+
+bool HasWarpShuffle(const PrimExpr& e) {
+  if (e == nullptr) return false;
+  if (IsWarpShuffle(e)) return true;
+  for (const PrimExpr& o : e->operands()) {
+    if (HasWarpShuffle(o)) return true;
+  }
+  return false;
+}
+
 PrimExpr MakeLoad(Buffer buffer, PrimExpr index) {
   RELAY_CHECK(buffer != nullptr && index->dtype() == DType::kInt64, "load index must be int64");
   auto n = New(ExprKind::kLoad, buffer->dtype());

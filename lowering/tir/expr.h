@@ -148,6 +148,17 @@ PrimExpr Max(PrimExpr a, PrimExpr b);
 // (half to even), "sigmoid", "rsqrt".
 bool IsKnownIntrinsic(const std::string& name, int num_args);
 
+// CUDA's __shfl_down_sync over a full warp, as a kCall named kWarpShuffleDown: the `value` of
+// the thread `offset` lanes above in the same warp of 32 (its own value when that lane is past
+// the warp's end). `value` is float32, int32 or int64; `offset` in [1, 31]. Every thread of the
+// block runs it together, like a barrier: the verifier wants it in a threadIdx loop whose extent
+// is a multiple of 32, under no condition there. Only the CUDA code generator emits it.
+inline constexpr char kWarpShuffleDown[] = "shfl_down";
+PrimExpr MakeWarpShuffleDown(PrimExpr value, int64_t offset);
+bool IsWarpShuffle(const PrimExpr& e);
+// Whether `e` contains a warp shuffle.
+bool HasWarpShuffle(const PrimExpr& e);
+
 // The identity element of a combiner for `dtype` (0, lowest value, highest value).
 PrimExpr CombinerIdentity(Combiner combiner, DType dtype);
 // combine(acc, value) as an expression.

@@ -326,9 +326,14 @@ class Verifier {
         block_loops_ += block;
         thread_loops_ += thread;
         const int ifs = ifs_in_thread_;
-        if (thread) ifs_in_thread_ = 0;
+        const int64_t outer_extent = thread_extent_;
+        if (thread) {
+          ifs_in_thread_ = 0;
+          thread_extent_ = s->extent()->kind() == ExprKind::kIntImm ? s->extent()->int_value() : 0;
+        }
         Visit(s->body());
         ifs_in_thread_ = ifs;
+        thread_extent_ = outer_extent;
         block_loops_ -= block;
         thread_loops_ -= thread;
         loop_vars_.erase(v);
@@ -340,6 +345,15 @@ class Verifier {
         for (const Stmt& c : s->seq()) Visit(c);
         return;
       case StmtKind::kStore:
+        if (HasWarpShuffle(s->value()) || HasWarpShuffle(s->index())) {
+          // Every thread of the block's warps must take part.
+          if (thread_loops_ == 0) Fail("warp shuffle outside a threadIdx loop");
+          if (ifs_in_thread_ > 0) Fail("warp shuffle under a condition (threads could skip it)");
+          if (thread_extent_ % 32 != 0) {
+            Fail(absl::StrCat("warp shuffle in a threadIdx loop of ", thread_extent_,
+                              " threads (not whole warps)"));
+          }
+        }
         CheckBuffer(s->buffer(), "store");
         CheckExpr(s->index());
         CheckExpr(s->value());
@@ -409,8 +423,9 @@ class Verifier {
   int block_loops_ = 0, thread_loops_ = 0;  // enclosing bound loops
   // A GPU block's static shared memory: 48 KiB on every GPU (more needs opting in at launch).
   static constexpr int64_t kMaxSharedBytes = 48 * 1024;
-  int64_t shared_bytes_ = 0;  // allocated around the statement being checked
-  int ifs_in_thread_ = 0;     // conditions inside the innermost thread loop
+  int64_t shared_bytes_ = 0;   // allocated around the statement being checked
+  int64_t thread_extent_ = 0;  // of the enclosing threadIdx loop (0: none, or not constant)
+  int ifs_in_thread_ = 0;      // conditions inside the innermost thread loop
   VarRanges ranges_;
   std::vector<Guard> guards_;
   int opaque_guards_ = 0;

@@ -147,5 +147,21 @@ TEST_F(VerifyTest, SharedBuffersAndBarriers) {
             "k: shared buffer rf takes the block's shared memory to 49156 bytes (at most 49152)");
 }
 
+// Warp shuffles: in a threadIdx loop of whole warps, run by every thread (no condition).
+TEST_F(VerifyTest, WarpShuffles) {
+  Buffer v = BufferNode::Make("v", DType::kFloat32, {1}, Scope::kLocal);
+  Stmt shuffle = MakeStore(v, I(0), MakeWarpShuffleDown(MakeLoad(v, I(0)), 1));
+  auto threads = [&](int64_t n, Stmt s) {
+    return MakeFor(j_, I(0), I(n), ForKind::kThreadIdx,
+                   MakeAllocate(v, MakeSeq({MakeStore(v, I(0), FloatImm(1)), s})));
+  };
+  EXPECT_TRUE(Verify(threads(64, shuffle)).ok()) << Verify(threads(64, shuffle));
+  EXPECT_EQ(Message(threads(48, shuffle)),
+            "k: warp shuffle in a threadIdx loop of 48 threads (not whole warps)");
+  EXPECT_EQ(Message(threads(32, MakeIfThenElse(Lt(j_, I(2)), shuffle))),
+            "k: warp shuffle under a condition (threads could skip it)");
+  EXPECT_EQ(Message(MakeAllocate(v, shuffle)), "k: warp shuffle outside a threadIdx loop");
+}
+
 }  // namespace
 }  // namespace relay::tir

@@ -159,8 +159,13 @@ bool AnyStmt(const Stmt& s, const std::function<bool(const Stmt&)>& pred) {
 // True if a loop bound to a GPU index appears anywhere in `s`.
 bool HasBoundLoop(const Stmt& s) { return AnyStmt(s, IsBound); }
 
-bool HasBarrier(const Stmt& s) {
-  return AnyStmt(s, [](const Stmt& x) { return x->kind() == StmtKind::kBarrier; });
+// Barriers and warp shuffles: where a block's threads meet (an emulated launch with either
+// runs its threads cooperatively).
+bool HasMeetingPoint(const Stmt& s) {
+  return AnyStmt(s, [](const Stmt& x) {
+    return x->kind() == StmtKind::kBarrier ||
+           (x->kind() == StmtKind::kStore && tir::HasWarpShuffle(x->value()));
+  });
 }
 
 // The threadIdx loops in a block loop's body, outside any serial loop or condition: the
@@ -537,7 +542,7 @@ class CudaEmitter {
         ASSIGN_OR_RETURN(launch->block,
                          BindIndex(thread_loop, "threadIdx.x", kCudaMaxThreadsPerBlock));
       }
-      launch->cooperative = HasBarrier(region.launch);
+      launch->cooperative = HasMeetingPoint(region.launch);
       thread_loop_ = thread_loop;
       shared_bytes_ = 0;
       const Stmt& inner = block_loop != nullptr ? block_loop->body() : thread_loop->body();
@@ -1009,6 +1014,11 @@ class CudaEmitter {
 
   absl::StatusOr<std::string> EmitCall(const PrimExpr& e) {
     const std::string& name = e->name();
+    if (tir::IsWarpShuffle(e)) {
+      ASSIGN_OR_RETURN(std::string v, EmitExpr(e->operands()[0]));
+      return absl::StrCat("__shfl_down_sync(0xffffffffu, ", v, ", ", e->operands()[1]->int_value(),
+                          ")");
+    }
     if (!tir::IsKnownIntrinsic(name, static_cast<int>(e->operands().size()))) {
       return Error(absl::StrCat("unknown intrinsic '", name, "'"));
     }

@@ -9,8 +9,8 @@
 // exact for it (no thread reads what another writes in the same launch). A cooperative launch
 // (one with __syncthreads()) runs each block's threads as fibers (ucontext): each runs until it
 // reaches a barrier or ends, then the next one runs, so every thread has reached a barrier
-// before any goes on from it. __shared__ arrays are function-level statics: the one block that
-// runs at a time shares them. The device
+// before any goes on from it; __shfl_down_sync is such a meeting point too. __shared__ arrays
+// are function-level statics: the one block that runs at a time shares them. The device
 // intrinsics the code uses are defined here with CUDA's documented semantics (float16 rounding
 // to nearest even, float -> int truncating and saturating with NaN to 0). Not a CUDA
 // implementation: what codegen_cuda does not emit is not here.
@@ -128,6 +128,22 @@ static void rl_emulate_launch_cooperative(long long grid, long long block, F fn)
   rl_fibers.threads = nullptr;
   rl_fibers.stacks = nullptr;
   rl_fibers.done = nullptr;
+}
+
+// __shfl_down_sync over the block's threads, which run as fibers: every thread publishes its
+// value and waits for the others (as at a barrier), takes the value `offset` lanes up in its
+// warp of 32 (its own past the warp's end), and waits again before the table is reused. The
+// generated code runs shuffles in every thread of a cooperative launch, as the GPU needs.
+template <typename T>
+static T __shfl_down_sync(unsigned mask, T v, int offset) {
+  (void)mask;
+  static T published[1024];
+  const unsigned t = threadIdx.x;
+  published[t] = v;
+  rl_syncthreads();
+  const T r = (t % 32 + static_cast<unsigned>(offset) < 32) ? published[t + offset] : v;
+  rl_syncthreads();
+  return r;
 }
 
 struct __half {
