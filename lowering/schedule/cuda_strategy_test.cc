@@ -144,6 +144,16 @@ TEST(CudaStrategyTest, NeuralNetwork) { CheckEveryFunction(Testdata("nn.relay"))
 TEST(CudaStrategyTest, Reductions) { CheckEveryFunction(Testdata("reduce.relay")); }
 TEST(CudaStrategyTest, Transforms) { CheckEveryFunction(Testdata("transform.relay")); }
 
+// Every function of `m` gives the interpreter's values, and its loop IR shows `shape`.
+void CheckEveryFunctionShows(const ir::Module& m, const std::string& shape) {
+  for (const auto& [name, fn] : m.functions()) {
+    EXPECT_EQ(Check(m, name), "") << "@" << name;
+    absl::StatusOr<tir::PrimFunc> f = LowerKernel(*fn, "k", "default", *ParseTarget("cuda-sm90"));
+    ASSERT_TRUE(f.ok()) << name << ": " << f.status();
+    EXPECT_THAT(tir::PrimFuncToString(*f), HasSubstr(shape)) << "@" << name;
+  }
+}
+
 std::string Lowered(const std::string& text) {
   ir::Module m = TypedModule(text);
   absl::StatusOr<tir::PrimFunc> f =
@@ -201,12 +211,7 @@ def @conv_relu_1x1(%x: Tensor[(1, 24, 9, 9), float32], %w: Tensor[(40, 24, 1, 1)
   nn.relu(%0)
 }
 )");
-  for (const auto& [name, fn] : m.functions()) {
-    EXPECT_EQ(Check(m, name), "") << "@" << name;
-    absl::StatusOr<tir::PrimFunc> f = LowerKernel(*fn, "k", "default", *ParseTarget("cuda-sm90"));
-    ASSERT_TRUE(f.ok()) << name << ": " << f.status();
-    EXPECT_THAT(tir::PrimFuncToString(*f), HasSubstr("] shared {")) << "@" << name;
-  }
+  CheckEveryFunctionShows(m, "] shared {");
 }
 
 // Softmax over rows of 1000: a block per row. Its max and its sum are cross-thread reductions,
@@ -241,12 +246,7 @@ def @centered(%x: Tensor[(4, 300), float32]) {
   subtract(%x, %0)
 }
 )");
-  for (const auto& [name, fn] : m.functions()) {
-    EXPECT_EQ(Check(m, name), "") << "@" << name;
-    absl::StatusOr<tir::PrimFunc> f = LowerKernel(*fn, "k", "default", *ParseTarget("cuda-sm90"));
-    ASSERT_TRUE(f.ok()) << name << ": " << f.status();
-    EXPECT_THAT(tir::PrimFuncToString(*f), HasSubstr("_rf[")) << "@" << name;
-  }
+  CheckEveryFunctionShows(m, "_rf[");
 }
 
 // A full reduction to a scalar has no axis to bind: it runs as one thread.
