@@ -11,7 +11,8 @@
 //
 // Each root nest becomes one kernel launch (codegen/cuda), so launches are ordered and a
 // reduction in a root nest of its own is complete before its readers run. A stage without
-// spatial axes (a full reduction to a scalar) has nothing to bind and runs as one thread.
+// spatial axes (a full reduction to a scalar) has nothing to bind: it runs as one thread, or,
+// when long, as one block of threads sharing the reduction.
 //
 // Few outputs, long reductions (a classifier's dense: 1000 outputs of 512 or more products
 // each) would leave most of a GPU idle one thread per output. Those get one block per output
@@ -85,8 +86,11 @@ class CudaStrategy {
           continue;
         }
       }
+      if (o->num_axes() == 0) {
+        if (IsReduce(*o)) RETURN_IF_ERROR(ScheduleScalarReduction(o));
+        continue;
+      }
       ASSIGN_OR_RETURN(Loop thread, BindSpatial(o));
-      if (!thread.valid()) continue;
       for (Stage* r : attachable) {
         RETURN_IF_ERROR(r->ComputeAt(o, thread));
         done.insert(r);
@@ -94,6 +98,10 @@ class CudaStrategy {
     }
     for (const auto& s : schedule_.stages()) {
       if (!IsReduce(*s) || done.count(s.get()) != 0) continue;
+      if (s->num_axes() == 0) {
+        RETURN_IF_ERROR(ScheduleScalarReduction(s.get()));
+        continue;
+      }
       ASSIGN_OR_RETURN(Loop thread, BindSpatial(s.get()));
       (void)thread;
     }
@@ -142,22 +150,37 @@ class CudaStrategy {
       ASSIGN_OR_RETURN(block, o->Fuse(block, o->axis(d)));
     }
     RETURN_IF_ERROR(o->Bind(block, LoopAnnotation::kBlockIdx));
+    RETURN_IF_ERROR(SplitOverThreads(r, ThreadsFor(ReduceExtent(*r))));
+    if (r != o) RETURN_IF_ERROR(r->ComputeAt(o, block));
+    return absl::OkStatus();
+  }
+
+  // The threads of a cross-thread reduction of `terms` terms: a power of two in [32, 256] (a
+  // warp to a block of kCudaThreadsPerBlock), the largest that leaves every thread at least 4
+  // terms; fewer, and combining the threads' values would cost more than the terms.
+  static int64_t ThreadsFor(int64_t terms) {
+    int64_t threads = 32;
+    while (threads * 2 <= std::min<int64_t>(terms / 4, kCudaThreadsPerBlock)) threads *= 2;
+    return threads;
+  }
+
+  // r's reduction axes fused and split by `threads`, the inner part bound to threadIdx.x and
+  // moved outside the outer one: a cross-thread reduction (lower.cc).
+  static absl::Status SplitOverThreads(Stage* r, int64_t threads) {
     Loop k = r->reduce_axis(0);
     for (int j = 1; j < r->num_reduce_axes(); ++j) {
       ASSIGN_OR_RETURN(k, r->Fuse(k, r->reduce_axis(j)));
     }
-    // A power of two in [32, 256] (a warp to a block of kCudaThreadsPerBlock), the largest that
-    // leaves every thread at least 4 terms: fewer, and the combining tree (log2 threads steps,
-    // a barrier each) would cost more than the terms.
-    int64_t threads = 32;
-    while (threads * 2 <= std::min<int64_t>(ReduceExtent(*r) / 4, kCudaThreadsPerBlock)) {
-      threads *= 2;
-    }
     ASSIGN_OR_RETURN(auto parts, r->Split(k, threads));
     RETURN_IF_ERROR(r->Reorder({parts.second, parts.first}));
-    RETURN_IF_ERROR(r->Bind(parts.second, LoopAnnotation::kThreadIdx));
-    if (r != o) RETURN_IF_ERROR(r->ComputeAt(o, block));
-    return absl::OkStatus();
+    return r->Bind(parts.second, LoopAnnotation::kThreadIdx);
+  }
+
+  // A reduction to a scalar (no spatial axis) on one thread, or, when long, on one block of
+  // threads (the lowering gives the thread loop a block of its own).
+  static absl::Status ScheduleScalarReduction(Stage* r) {
+    if (ReduceExtent(*r) < kCrossThreadMinReduction) return absl::OkStatus();
+    return SplitOverThreads(r, ThreadsFor(ReduceExtent(*r)));
   }
 
   // Rows whose reductions are long (softmax's max and sum over a row of 128 or more, layer
@@ -202,8 +225,7 @@ class CudaStrategy {
       return true;
     });
     if (row == 0 || row >= o->num_axes()) return false;
-    int64_t threads = 32;
-    while (threads * 2 <= std::min<int64_t>(shortest / 4, kCudaThreadsPerBlock)) threads *= 2;
+    const int64_t threads = ThreadsFor(shortest);
 
     Loop block = o->axis(0), cols = o->axis(row);
     for (int d = 1; d < row; ++d) {
@@ -218,13 +240,7 @@ class CudaStrategy {
     RETURN_IF_ERROR(o->Bind(parts.second, LoopAnnotation::kThreadIdx));
     for (Stage* r : attachable) {
       RETURN_IF_ERROR(r->ComputeAt(o, block));
-      Loop k = r->reduce_axis(0);
-      for (int j = 1; j < r->num_reduce_axes(); ++j) {
-        ASSIGN_OR_RETURN(k, r->Fuse(k, r->reduce_axis(j)));
-      }
-      ASSIGN_OR_RETURN(auto kparts, r->Split(k, threads));
-      RETURN_IF_ERROR(r->Reorder({kparts.second, kparts.first}));
-      RETURN_IF_ERROR(r->Bind(kparts.second, LoopAnnotation::kThreadIdx));
+      RETURN_IF_ERROR(SplitOverThreads(r, threads));
     }
     return true;
   }

@@ -249,11 +249,21 @@ def @centered(%x: Tensor[(4, 300), float32]) {
   CheckEveryFunctionShows(m, "_rf[");
 }
 
-// A full reduction to a scalar has no axis to bind: it runs as one thread.
-TEST(CudaStrategyTest, ScalarReductionRunsAsOneThread) {
-  const std::string tir = Lowered(R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(4, 5), float32]) { sum(%x) })");
-  EXPECT_THAT(tir, ::testing::Not(HasSubstr("threadIdx.x")));
+// A full reduction to a scalar has no axis to bind: a short one runs as one thread, a long one
+// as one block whose threads share it (a block loop of one iteration for its shared buffer).
+TEST(CudaStrategyTest, ScalarReductions) {
+  EXPECT_THAT(Lowered(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(4, 5), float32]) { sum(%x) })"),
+              ::testing::Not(HasSubstr("threadIdx.x")));
+  const ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @sum(%x: Tensor[(40, 50), float32]) { sum(%x) }
+def @mean(%x: Tensor[(3, 7, 30), float32]) { mean(%x) }
+def @max_then_scale(%x: Tensor[(999), float32]) {
+  %0 = max(%x);
+  multiply(%0, 2f)
+}
+)");
+  CheckEveryFunctionShows(m, "(block, 0, 1) blockIdx.x {");
 }
 
 // s[i] = sum over k of a[i, k], a of shape (4, n).

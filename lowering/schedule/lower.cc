@@ -935,6 +935,39 @@ class Lowerer {
     return s;
   }
 
+  // A root nest with threadIdx loops but no blockIdx loop (a cross-thread reduction to a
+  // scalar) runs as one block: a blockIdx loop of one iteration around it, where its shared
+  // buffers live (simplification removes it again where nothing needs it).
+  static Stmt InABlock(const Stmt& nest) {
+    bool thread = false, block = false;
+    std::function<void(const Stmt&)> visit = [&](const Stmt& s) {
+      if (s == nullptr) return;
+      switch (s->kind()) {
+        case tir::StmtKind::kFor:
+          thread = thread || s->for_kind() == ForKind::kThreadIdx;
+          block = block || s->for_kind() == ForKind::kBlockIdx;
+          visit(s->body());
+          return;
+        case tir::StmtKind::kSeq:
+          for (const Stmt& c : s->seq()) visit(c);
+          return;
+        case tir::StmtKind::kAllocate:
+        case tir::StmtKind::kLetStmt:
+          visit(s->body());
+          return;
+        case tir::StmtKind::kIfThenElse:
+          visit(s->body());
+          visit(s->else_body());
+          return;
+        default:
+          return;
+      }
+    };
+    visit(nest);
+    if (!thread || block) return nest;
+    return tir::MakeFor(tir::MakeVar("block"), IntImm(0), IntImm(1), ForKind::kBlockIdx, nest);
+  }
+
   static const StageInfo* RootOf(const StageInfo* s) {
     while (s->parent != nullptr) s = s->parent;
     return s;
@@ -986,7 +1019,7 @@ class Lowerer {
         const Alloc& a = allocs[static_cast<size_t>(alloc_at[i])];
         frames.push_back(Frame{a.buffer, a.end, {}});
       }
-      frames.back().items.push_back(BuildNest(roots[i]));
+      frames.back().items.push_back(InABlock(BuildNest(roots[i])));
       while (frames.size() > 1 && frames.back().end == static_cast<int>(i)) {
         Frame f = std::move(frames.back());
         frames.pop_back();
