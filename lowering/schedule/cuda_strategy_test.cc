@@ -206,6 +206,9 @@ def @matmul_scaled(%a: Tensor[(40, 24), float32], %b: Tensor[(24, 72), float32])
 def @conv_stride2(%x: Tensor[(2, 5, 15, 13), float32], %w: Tensor[(12, 5, 3, 3), float32]) {
   nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1])
 }
+def @dense_f16(%x: Tensor[(64, 96), float16], %w: Tensor[(80, 96), float16]) {
+  nn.dense(%x, %w)
+}
 def @conv_relu_1x1(%x: Tensor[(1, 24, 9, 9), float32], %w: Tensor[(40, 24, 1, 1), float32]) {
   %0 = nn.conv2d(%x, %w, padding=[0, 0, 0, 0]);
   nn.relu(%0)
