@@ -939,32 +939,12 @@ class Lowerer {
   // scalar) runs as one block: a blockIdx loop of one iteration around it, where its shared
   // buffers live (simplification removes it again where nothing needs it).
   static Stmt InABlock(const Stmt& nest) {
-    bool thread = false, block = false;
-    std::function<void(const Stmt&)> visit = [&](const Stmt& s) {
-      if (s == nullptr) return;
-      switch (s->kind()) {
-        case tir::StmtKind::kFor:
-          thread = thread || s->for_kind() == ForKind::kThreadIdx;
-          block = block || s->for_kind() == ForKind::kBlockIdx;
-          visit(s->body());
-          return;
-        case tir::StmtKind::kSeq:
-          for (const Stmt& c : s->seq()) visit(c);
-          return;
-        case tir::StmtKind::kAllocate:
-        case tir::StmtKind::kLetStmt:
-          visit(s->body());
-          return;
-        case tir::StmtKind::kIfThenElse:
-          visit(s->body());
-          visit(s->else_body());
-          return;
-        default:
-          return;
-      }
+    auto bound_to = [&](ForKind kind) {
+      return tir::AnyStmt(nest, [&](const Stmt& s) {
+        return s->kind() == tir::StmtKind::kFor && s->for_kind() == kind;
+      });
     };
-    visit(nest);
-    if (!thread || block) return nest;
+    if (!bound_to(ForKind::kThreadIdx) || bound_to(ForKind::kBlockIdx)) return nest;
     return tir::MakeFor(tir::MakeVar("block"), IntImm(0), IntImm(1), ForKind::kBlockIdx, nest);
   }
 

@@ -344,7 +344,7 @@ class Evaluator {
             s->for_kind() == ForKind::kParallel || s->for_kind() == ForKind::kVectorized ||
             s->for_kind() == ForKind::kBlockIdx || s->for_kind() == ForKind::kThreadIdx;
         const ExprNode* var = s->loop_var().get();
-        if (s->for_kind() == ForKind::kThreadIdx && HasBarrier(s->body())) {
+        if (s->for_kind() == ForKind::kThreadIdx && HasMeetingPoint(s->body())) {
           RunThreads(s->body(), var, min, extent);
           return;
         }
@@ -508,37 +508,16 @@ class Evaluator {
     return r;
   }
 
-  bool HasBarrier(const Stmt& s) {
-    if (s == nullptr) return false;
-    auto it = has_barrier_.find(s.get());
-    if (it != has_barrier_.end()) return it->second;
-    bool found = false;
-    switch (s->kind()) {
-      case StmtKind::kBarrier:
-        found = true;
-        break;
-      case StmtKind::kSeq:
-        for (const Stmt& c : s->seq()) found = found || HasBarrier(c);
-        break;
-      case StmtKind::kIfThenElse:
-        found = HasBarrier(s->body()) || HasBarrier(s->else_body());
-        break;
-      case StmtKind::kFor:
-      case StmtKind::kAllocate:
-      case StmtKind::kLetStmt:
-        found = HasBarrier(s->body());
-        break;
-      case StmtKind::kStore:
-        found = HasWarpShuffle(s->value()) || HasWarpShuffle(s->index());
-        break;
-    }
-    has_barrier_[s.get()] = found;
-    return found;
+  // Whether the threads of a threadIdx loop with this body meet (searched once per body).
+  bool HasMeetingPoint(const Stmt& body) {
+    auto [it, fresh] = has_meeting_point_.try_emplace(body.get(), false);
+    if (fresh) it->second = AnyStmt(body, IsMeetingPoint);
+    return it->second;
   }
 
   std::unordered_map<const ExprNode*, Val> vars_;
   std::unordered_map<const BufferNode*, Storage> buffers_;
-  std::unordered_map<const StmtNode*, bool> has_barrier_;
+  std::unordered_map<const StmtNode*, bool> has_meeting_point_;
   std::vector<std::unique_ptr<Fiber>> fibers_;
   ucontext_t scheduler_;
   Fiber* running_ = nullptr;

@@ -644,28 +644,12 @@ void Simplifier::Refine(const PrimExpr& cond, VarRanges* ranges) {
   (*ranges)[a.get()] = r;
 }
 
-// Whether `s` allocates shared memory or waits at a barrier.
+// Whether `s` allocates shared memory or has the block's threads meet.
 bool UsesBlockSharing(const Stmt& s) {
-  if (s == nullptr) return false;
-  switch (s->kind()) {
-    case StmtKind::kBarrier:
-      return true;
-    case StmtKind::kAllocate:
-      return s->buffer()->scope() == BufferNode::Scope::kShared || UsesBlockSharing(s->body());
-    case StmtKind::kSeq:
-      for (const Stmt& c : s->seq()) {
-        if (UsesBlockSharing(c)) return true;
-      }
-      return false;
-    case StmtKind::kIfThenElse:
-      return UsesBlockSharing(s->body()) || UsesBlockSharing(s->else_body());
-    case StmtKind::kFor:
-    case StmtKind::kLetStmt:
-      return UsesBlockSharing(s->body());
-    case StmtKind::kStore:
-      return false;
-  }
-  return false;
+  return AnyStmt(s, [](const Stmt& x) {
+    return IsMeetingPoint(x) ||
+           (x->kind() == StmtKind::kAllocate && x->buffer()->scope() == BufferNode::Scope::kShared);
+  });
 }
 
 Stmt Simplifier::StmtOf(const Stmt& s) {

@@ -171,4 +171,32 @@ std::string PrimFuncToString(const PrimFunc& func) {
 
 Stmt MakeBarrier() { return New(StmtKind::kBarrier); }
 
+bool AnyStmt(const Stmt& s, const std::function<bool(const Stmt&)>& pred) {
+  if (s == nullptr) return false;
+  if (pred(s)) return true;
+  switch (s->kind()) {
+    case StmtKind::kFor:
+    case StmtKind::kAllocate:
+    case StmtKind::kLetStmt:
+      return AnyStmt(s->body(), pred);
+    case StmtKind::kSeq:
+      for (const Stmt& c : s->seq()) {
+        if (AnyStmt(c, pred)) return true;
+      }
+      return false;
+    case StmtKind::kIfThenElse:
+      return AnyStmt(s->body(), pred) || AnyStmt(s->else_body(), pred);
+    case StmtKind::kStore:
+    case StmtKind::kBarrier:
+      return false;
+  }
+  return false;
+}
+
+bool IsMeetingPoint(const Stmt& s) {
+  if (s->kind() == StmtKind::kBarrier) return true;
+  return s->kind() == StmtKind::kStore &&
+         (HasWarpShuffle(s->value()) || HasWarpShuffle(s->index()));
+}
+
 }  // namespace relay::tir

@@ -3,6 +3,7 @@
 #define RULES_RELAY_LOWERING_TIR_STMT_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -94,6 +95,13 @@ Stmt MakeAllocate(Buffer buffer, Stmt body);                    // scope kLocal 
 Stmt MakeIfThenElse(PrimExpr condition, Stmt then_body, Stmt else_body = nullptr);
 Stmt MakeLetStmt(PrimExpr var, PrimExpr value, Stmt body);
 Stmt MakeBarrier();
+
+// Whether `pred` holds for `s` or any statement nested in it (expressions are not visited).
+bool AnyStmt(const Stmt& s, const std::function<bool(const Stmt&)>& pred);
+
+// Whether the threads of a GPU block meet at `s`: a barrier, or a store whose value or index
+// takes a warp shuffle. Every thread of the block must reach it.
+bool IsMeetingPoint(const Stmt& s);
 
 // A kernel: `params` are its buffers in calling-convention order (inputs in the kernel's
 // parameter order, then outputs); `name` is the exported symbol ("k_<id>").

@@ -345,8 +345,8 @@ class Verifier {
         for (const Stmt& c : s->seq()) Visit(c);
         return;
       case StmtKind::kStore:
-        if (HasWarpShuffle(s->value()) || HasWarpShuffle(s->index())) {
-          // Every thread of the block's warps must take part.
+        if (IsMeetingPoint(s)) {
+          // A warp shuffle: every thread of the block's warps must take part.
           if (thread_loops_ == 0) Fail("warp shuffle outside a threadIdx loop");
           if (ifs_in_thread_ > 0) Fail("warp shuffle under a condition (threads could skip it)");
           if (thread_extent_ % 32 != 0) {

@@ -133,40 +133,12 @@ bool IsBound(const Stmt& s) {
          (s->for_kind() == ForKind::kBlockIdx || s->for_kind() == ForKind::kThreadIdx);
 }
 
-// True if `pred` holds for `s` or any statement nested in it.
-bool AnyStmt(const Stmt& s, const std::function<bool(const Stmt&)>& pred) {
-  if (s == nullptr) return false;
-  if (pred(s)) return true;
-  switch (s->kind()) {
-    case StmtKind::kFor:
-    case StmtKind::kAllocate:
-    case StmtKind::kLetStmt:
-      return AnyStmt(s->body(), pred);
-    case StmtKind::kSeq:
-      for (const Stmt& c : s->seq()) {
-        if (AnyStmt(c, pred)) return true;
-      }
-      return false;
-    case StmtKind::kIfThenElse:
-      return AnyStmt(s->body(), pred) || AnyStmt(s->else_body(), pred);
-    case StmtKind::kStore:
-    case StmtKind::kBarrier:
-      return false;
-  }
-  return false;
-}
-
 // True if a loop bound to a GPU index appears anywhere in `s`.
-bool HasBoundLoop(const Stmt& s) { return AnyStmt(s, IsBound); }
+bool HasBoundLoop(const Stmt& s) { return tir::AnyStmt(s, IsBound); }
 
 // Barriers and warp shuffles: where a block's threads meet (an emulated launch with either
 // runs its threads cooperatively).
-bool HasMeetingPoint(const Stmt& s) {
-  return AnyStmt(s, [](const Stmt& x) {
-    return x->kind() == StmtKind::kBarrier ||
-           (x->kind() == StmtKind::kStore && tir::HasWarpShuffle(x->value()));
-  });
-}
+bool HasMeetingPoint(const Stmt& s) { return tir::AnyStmt(s, tir::IsMeetingPoint); }
 
 // The threadIdx loops in a block loop's body, outside any serial loop or condition: the
 // statements around one run in every thread of the block (as TVM's thread binding means).
