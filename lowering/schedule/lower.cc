@@ -854,28 +854,23 @@ class Lowerer {
     const bool nested_thread = kind == ForKind::kThreadIdx && !threads_.empty();
     const size_t shared_before = pending_shared_.size();
     if (kind == ForKind::kThreadIdx && !nested_thread) threads_.push_back({var, extent});
+    std::vector<StageInfo*> shared, local;
+    for (StageInfo* a : s->attached[static_cast<size_t>(q)]) {
+      (a->stage->scope() == MemoryScope::kShared ? shared : local).push_back(a);
+    }
     std::vector<Stmt> body;
-    const auto& attached = s->attached[static_cast<size_t>(q)];
-    bool shared = false;
-    for (StageInfo* a : attached) shared |= a->stage->scope() == MemoryScope::kShared;
-    if (shared) body.push_back(tir::MakeBarrier());
-    for (StageInfo* a : attached) {
-      if (a->stage->scope() == MemoryScope::kShared) body.push_back(BuildNest(a));
+    if (!shared.empty()) {
+      body.push_back(tir::MakeBarrier());
+      for (StageInfo* a : shared) body.push_back(BuildNest(a));
+      body.push_back(tir::MakeBarrier());
     }
-    if (shared) body.push_back(tir::MakeBarrier());
-    for (StageInfo* a : attached) {
-      if (a->stage->scope() != MemoryScope::kShared) body.push_back(BuildNest(a));
-    }
+    for (StageInfo* a : local) body.push_back(BuildNest(a));
     body.push_back(from(q + 1));
     Stmt inner = WrapGuards(s->guards[static_cast<size_t>(q)], tir::MakeSeq(std::move(body)));
-    for (auto it = attached.rbegin(); it != attached.rend(); ++it) {
-      if ((*it)->stage->scope() != MemoryScope::kShared) {
-        inner = tir::MakeAllocate((*it)->buffer, inner);
-      }
+    for (auto it = local.rbegin(); it != local.rend(); ++it) {
+      inner = tir::MakeAllocate((*it)->buffer, inner);
     }
-    for (StageInfo* a : attached) {
-      if (a->stage->scope() == MemoryScope::kShared) pending_shared_.push_back(a->buffer);
-    }
+    for (StageInfo* a : shared) pending_shared_.push_back(a->buffer);
     if (kind == ForKind::kThreadIdx && !nested_thread) threads_.pop_back();
     if (kind == ForKind::kBlockIdx) {
       while (pending_shared_.size() > shared_before) {

@@ -744,10 +744,9 @@ TEST(LowerTest, ScalarCompute) {
 }
 
 // cache_read into shared memory: a block per 4 rows, a thread per output of the 4x4 tile; each
-// chunk of 2 of k is loaded by the block's 16 threads
-// together (the 8-element tiles by threads 0-7, guarded), between two barriers, into buffers
-// allocated once per block. The tile of p0 is 4 rows (every thread's row: the threadIdx loop
-// is relaxed) by the chunk.
+// chunk of 2 of k is loaded by the block's 16 threads together (the 8-element tiles by threads
+// 0-7, guarded), between two barriers, into buffers allocated once per block. The tile of p0 is
+// 4 rows (every thread's row: the threadIdx loop is relaxed) by the chunk.
 TEST(LowerTest, CacheReadIntoSharedMemory) {
   Kernel k = MatmulKernel(8, 6, 4);
   Schedule s(k.outputs);
