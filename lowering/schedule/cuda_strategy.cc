@@ -37,6 +37,7 @@
 #include <set>
 #include <vector>
 
+#include "lowering/schedule/anchors.h"
 #include "lowering/schedule/expand.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/tir/interval.h"
@@ -319,14 +320,9 @@ class CudaStrategy {
     for (int j = 1; j < r->num_reduce_axes(); ++j) rest *= r->extent(r->reduce_axis(j));
     int64_t chunk = 1;
     while (chunk * 2 <= k_extent && chunk * 2 * rest <= 32) chunk *= 2;
-    for (;;) {
-      const int64_t bytes = SharedBytes(*o, *r, threads, regs, chunk);
-      if (bytes <= kCudaSharedBudget) break;
-      if (chunk > 1) {
-        chunk /= 2;
-        continue;
-      }
-      return false;
+    while (SharedBytes(*o, *r, threads, regs, chunk) > kCudaSharedBudget) {
+      if (chunk == 1) return false;
+      chunk /= 2;
     }
 
     // The output's loops: per axis, tile -> (block part, thread part, register part).
@@ -341,9 +337,7 @@ class CudaStrategy {
     }
     std::vector<Loop> order = blocks;
     order.insert(order.end(), thread_loops.begin(), thread_loops.end());
-    Stage* acc = r;  // the stage whose loops hold the reduction
-    Loop ko;
-    std::vector<Loop> inner_reduce;
+    Loop ko;  // the chunk loop of the stage whose loops hold the reduction (r)
     if (r == o) {
       ASSIGN_OR_RETURN(auto k, o->Split(o->reduce_axis(0), chunk));
       ko = k.first;
@@ -374,8 +368,8 @@ class CudaStrategy {
     }
     // Each input's tile for the chunk, in shared memory, loaded by all the block's threads.
     for (const te::Tensor& in : r->op()->inputs()) {
-      ASSIGN_OR_RETURN(Stage * cache, schedule_.CacheRead(in, MemoryScope::kShared, {acc}));
-      RETURN_IF_ERROR(cache->ComputeAt(acc, ko));
+      ASSIGN_OR_RETURN(Stage * cache, schedule_.CacheRead(in, MemoryScope::kShared, {r}));
+      RETURN_IF_ERROR(cache->ComputeAt(r, ko));
       Loop all = cache->axis(0);
       for (int d = 1; d < cache->num_axes(); ++d) {
         ASSIGN_OR_RETURN(all, cache->Fuse(all, cache->axis(d)));
@@ -387,15 +381,9 @@ class CudaStrategy {
 
   // dense, matmul, batch_matmul and conv2d without groups: a sum of products of two inputs.
   static bool IsContraction(const Stage& r) {
-    if (!IsReduce(r) || r.op()->body()->combiner() != tir::Combiner::kSum) return false;
-    const std::string& tag = r.op()->tag();
-    const auto& inputs = r.op()->inputs();
-    if (inputs.size() != 2) return false;
-    if (tag == "nn.dense" || tag == "nn.matmul" || tag == "nn.batch_matmul") return true;
-    if (tag != "nn.conv2d" || r.num_axes() != 4 || r.num_reduce_axes() != 3) return false;
-    const auto& data = inputs[0]->shape();
-    const auto& weight = inputs[1]->shape();
-    return data.size() == 4 && weight.size() == 4 && data[1] == weight[1];
+    if (IsMatmul(r)) return r.op()->inputs().size() == 2;
+    ConvShape conv;
+    return IsConv2D(r, &conv) && conv.groups == 1;
   }
 
   // Whether a tile of `t` can be loaded before a reduction reads it: `t` is a placeholder, or

@@ -29,6 +29,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lowering/schedule/anchors.h"
 #include "lowering/schedule/cuda_strategy.h"
 #include "lowering/schedule/expand.h"
 #include "lowering/support/status_macros.h"
@@ -95,27 +96,6 @@ absl::StatusOr<Loop> SplitForVectors(Stage* s, Loop axis, int64_t lanes) {
   ASSIGN_OR_RETURN(auto parts, s->Split(axis, lanes, TailStrategy::kShiftInwards));
   RETURN_IF_ERROR(s->Vectorize(parts.second));
   return parts.second;
-}
-
-// A conv2d anchor (topi's Conv2D compute): conv2d[n, c, h, w] = sum over rc, ry, rx, reading
-// its (padded) data and an OIHW weight.
-struct ConvShape {
-  int64_t out_channels = 0, in_channels_per_group = 0, kh = 0, kw = 0, groups = 1;
-};
-
-bool IsConv2D(const Stage& s, ConvShape* shape) {
-  if (!IsReduce(s) || s.op()->tag() != "nn.conv2d" || s.op()->name() != "conv2d") return false;
-  if (s.num_axes() != 4 || s.num_reduce_axes() != 3 || s.op()->inputs().size() != 2) return false;
-  const te::Tensor& data = s.op()->inputs()[0];
-  const te::Tensor& weight = s.op()->inputs()[1];
-  if (data->shape().size() != 4 || weight->shape().size() != 4) return false;
-  shape->out_channels = weight->shape()[0];
-  shape->in_channels_per_group = weight->shape()[1];
-  shape->kh = weight->shape()[2];
-  shape->kw = weight->shape()[3];
-  if (shape->in_channels_per_group == 0) return false;
-  shape->groups = data->shape()[1] / shape->in_channels_per_group;
-  return true;
 }
 
 // A conv's padded (topi's PadConstant under the conv's tag) or subsampled (strided 1x1) input:
@@ -590,10 +570,7 @@ class DefaultStrategy {
   // The anchor is computed at the epilogue's (n.o) loop when there is one, into a local tile.
   // Returns false (nothing scheduled) for anchors that are not of this kind.
   absl::StatusOr<bool> ScheduleMatmul(Stage* o, Stage* r) {
-    if (!IsReduce(*r) || r->num_reduce_axes() != 1 || r->num_axes() < 1) return false;
-    const std::string& tag = r->op()->tag();
-    if (tag != "nn.dense" && tag != "nn.matmul" && tag != "nn.batch_matmul") return false;
-    if (r->op()->body()->combiner() != tir::Combiner::kSum) return false;
+    if (!IsMatmul(*r) || r->num_axes() < 1) return false;
     const int na = r->num_axes();
     const int64_t lanes = Lanes(*r, target_);
     const PrimExpr& n_var = r->op()->axes()[static_cast<size_t>(na - 1)].var;
