@@ -8,6 +8,7 @@
 #include "lowering/ir/type_infer.h"
 #include "lowering/passes/dead_code.h"
 #include "lowering/passes/fold_constants.h"
+#include "lowering/passes/lift_constants.h"
 #include "lowering/passes/simplify_inference.h"
 #include "lowering/support/status_macros.h"
 
@@ -32,6 +33,7 @@ absl::StatusOr<Model> Step(const std::string& name,
   if (options.dump_ir_after == name || options.dump_ir_after == "all") {
     ir::PrintOptions print;
     print.show_types = true;
+    print.show_metadata = false;  // A model's weights would bury the graph.
     dump << "// after " << name << "\n" << ir::PrintModule(out.module, print) << "\n";
   }
   return out;
@@ -47,6 +49,7 @@ absl::StatusOr<Model> OptimizeGraph(const Model& model, const PipelineOptions& o
     return Model{std::move(fused), m.params};
   };
   ASSIGN_OR_RETURN(Model m, Step("infer_types", identity, model, options));
+  ASSIGN_OR_RETURN(m, Step("lift_constants", passes::LiftConstants, m, options));
   ASSIGN_OR_RETURN(m, Step("dead_code", passes::EliminateDeadCode, m, options));
   ASSIGN_OR_RETURN(m, Step("fold_constants", fold, m, options));
   ASSIGN_OR_RETURN(m, Step("simplify_inference", passes::SimplifyInference, m, options));

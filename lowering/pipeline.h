@@ -23,8 +23,8 @@ struct PipelineOptions {
 };
 
 // Graph-level optimisation, in this order, with type inference after every rewrite:
-//   InferTypes -> EliminateDeadCode -> FoldConstants -> SimplifyInference -> FoldConstants
-//   -> FuseOps
+//   InferTypes -> LiftConstants -> EliminateDeadCode -> FoldConstants -> SimplifyInference
+//   -> FoldConstants -> FuseOps
 // The result's @main calls primitive functions only.
 absl::StatusOr<passes::Model> OptimizeGraph(const passes::Model& model,
                                             const PipelineOptions& options = {});

@@ -19,6 +19,7 @@
 #include "lowering/ir/op.h"
 #include "lowering/ir/tensor.h"
 #include "lowering/ir/text/lexer.h"
+#include "lowering/ir/text/metadata.h"
 #include "lowering/ir/type.h"
 #include "lowering/support/status_macros.h"
 
@@ -29,8 +30,9 @@ namespace {
 // the parser is recursive, and a hostile input must not overflow the stack.
 constexpr int kMaxNesting = 1000;
 
-constexpr char kMetaMessage[] =
-    "tensor constants in metadata are not supported: pass weights as parameters";
+constexpr char kMetaAttrMessage[] =
+    "metadata references are supported as expressions (tensor constants) only, not as "
+    "attribute values";
 
 // Rounds a literal to float32 as TVM reads `1e-05f`; values beyond float32's range become
 // infinities (a plain cast would be undefined behaviour).
@@ -75,8 +77,12 @@ struct GivenAttr {
 
 class Parser {
  public:
-  Parser(const std::string& text, const std::string& source_name)
-      : tokens_(Tokenize(text)), source_name_(source_name) {}
+  // `metadata`: the constants of the text's metadata section, or null when it has none.
+  Parser(const std::string& text, const std::string& source_name,
+         const std::vector<Tensor>* metadata = nullptr)
+      : tokens_(Tokenize(text)), source_name_(source_name), metadata_(metadata) {
+    if (metadata_ != nullptr) meta_nodes_.resize(metadata_->size());
+  }
 
   absl::StatusOr<Module> Run();
   absl::StatusOr<Function> RunKernel();
@@ -153,6 +159,7 @@ class Parser {
   absl::StatusOr<Attrs> MakeCallAttrs(const OpDef* op, const Token& op_token,
                                       const std::vector<GivenAttr>& given) const;
   absl::StatusOr<Expr> MakeConstant(const Token& token) const;
+  absl::StatusOr<Expr> ParseMetaReference();
   absl::StatusOr<Type> ParseType();
   absl::StatusOr<Shape> ParseShape();
   absl::StatusOr<DType> ParseDTypeName();
@@ -165,6 +172,12 @@ class Parser {
   std::vector<Frame> frames_;
   // `@name` references, checked once every def is known (defs may come in any order).
   std::vector<Token> global_refs_;
+  const std::vector<Tensor>* metadata_;
+  // The node of each metadata constant, made at its first reference: every
+  // `meta[relay.Constant][N]` is one node, as in TVM.
+  std::vector<Expr> meta_nodes_;
+  // Parsing a kernel file, where tensor constants are never allowed.
+  bool kernel_ = false;
 };
 
 absl::StatusOr<Module> Parser::Run() {
@@ -199,6 +212,7 @@ absl::StatusOr<Module> Parser::Run() {
 
 // `#[relay_kernel = 1]` then one `fn (...) -> R { ... }` and nothing else.
 absl::StatusOr<Function> Parser::RunKernel() {
+  kernel_ = true;
   RETURN_IF_ERROR(Expect(TokenKind::kHash, "#"));
   RETURN_IF_ERROR(Expect(TokenKind::kLBracket, "["));
   if (!PeekIdent("relay_kernel")) return Unexpected(Peek(), "'relay_kernel'");
@@ -221,14 +235,18 @@ absl::StatusOr<Function> Parser::RunKernel() {
   return fn;
 }
 
-// `#[version = "0.0.5"]` first; `#[metadata]` (TVM's section of tensor constants) anywhere is
-// rejected with the reason.
+// `#[version = "0.0.5"]` first. `#[metadata]` on a line of its own ends the module
+// (ParseModule splits it off before tokenizing); anywhere else it is an error.
 absl::Status Parser::ParseHeader(bool first) {
   const Token& hash = Next();
   RETURN_IF_ERROR(Expect(TokenKind::kLBracket, "["));
   if (Peek().kind != TokenKind::kIdent) return Unexpected(Peek(), "a header attribute");
   const Token& name = Next();
-  if (name.value == "metadata") return ErrorAt(hash, kMetaMessage);
+  if (name.value == "metadata") {
+    return ErrorAt(hash, kernel_ ? "a kernel has no metadata section"
+                                 : "the metadata section must start on a line of its own, "
+                                   "after the module");
+  }
   if (name.value != "version") {
     return ErrorAt(name, absl::StrCat("unknown header attribute '", name.value, "'"));
   }
@@ -417,9 +435,45 @@ absl::StatusOr<Expr> Parser::ParsePrimary() {
   if (token.value == "let") {
     return ErrorAt(token, "a let expression here must be in parentheses: (let %x = ...; ...)");
   }
-  if (token.value == "meta") return ErrorAt(token, kMetaMessage);
+  if (token.value == "meta") return ParseMetaReference();
   if (token.value == "None") return Unexpected(token, "an expression");
   return ParseOpCall();
+}
+
+// `meta[relay.Constant][N]`: the N-th tensor constant of the metadata section.
+absl::StatusOr<Expr> Parser::ParseMetaReference() {
+  const Token& meta = Next();
+  if (kernel_) {
+    return ErrorAt(meta, "a kernel cannot hold tensor constants: they are parameters");
+  }
+  RETURN_IF_ERROR(Expect(TokenKind::kLBracket, "["));
+  if (Peek().kind != TokenKind::kIdent) return Unexpected(Peek(), "a metadata kind");
+  const Token& kind = Next();
+  if (kind.value != "relay.Constant") {
+    return ErrorAt(kind, absl::StrCat("metadata of kind '", kind.value,
+                                      "' is not supported (only relay.Constant is)"));
+  }
+  RETURN_IF_ERROR(Expect(TokenKind::kRBracket, "]"));
+  RETURN_IF_ERROR(Expect(TokenKind::kLBracket, "["));
+  if (Peek().kind != TokenKind::kInt || !Peek().suffix.empty()) {
+    return Unexpected(Peek(), "a constant index");
+  }
+  const Token& index = Next();
+  RETURN_IF_ERROR(Expect(TokenKind::kRBracket, "]"));
+  if (metadata_ == nullptr) {
+    return ErrorAt(meta,
+                   "meta[relay.Constant][N] refers to a metadata section, but the text has none "
+                   "(TVM printed it with show_meta_data=False): print it again with "
+                   "mod.astext() (show_meta_data=True, the default) to keep the constants, or "
+                   "make them parameters and pass their values with --params");
+  }
+  if (index.int_value < 0 || index.int_value >= static_cast<int64_t>(metadata_->size())) {
+    return ErrorAt(index, absl::StrCat("the metadata section has ", metadata_->size(),
+                                       " relay.Constant entries; there is no ", index.int_value));
+  }
+  Expr& node = meta_nodes_[index.int_value];
+  if (node == nullptr) node = ConstantNode::Make((*metadata_)[index.int_value], Loc(meta));
+  return node;
 }
 
 // `( ... )`: a block of bindings, the empty tuple, a parenthesised expression or a tuple.
@@ -679,7 +733,7 @@ absl::StatusOr<AttrValue> Parser::ParseAttrValue() {
         Next();
         return AttrValue();
       }
-      if (token.value == "meta") return ErrorAt(token, kMetaMessage);
+      if (token.value == "meta") return ErrorAt(token, kMetaAttrMessage);
       return Unexpected(token, "an attribute value");
     default:
       return Unexpected(token, "an attribute value");
@@ -725,7 +779,11 @@ absl::StatusOr<AttrValue> Parser::ParseAttrValue() {
 }  // namespace
 
 absl::StatusOr<Module> ParseModule(const std::string& text, const std::string& source_name) {
-  return Parser(text, source_name).Run();
+  const size_t section = FindMetadataSection(text);
+  if (section == std::string::npos) return Parser(text, source_name).Run();
+  ASSIGN_OR_RETURN(std::vector<Tensor> constants, ParseMetadataSection(text, section, source_name));
+  // The module is the text before the section, so positions stay those of the file.
+  return Parser(text.substr(0, section), source_name, &constants).Run();
 }
 
 absl::StatusOr<Function> ParseKernel(const std::string& text, const std::string& source_name) {

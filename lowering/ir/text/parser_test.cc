@@ -5,15 +5,18 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lowering/ir/expr.h"
 #include "lowering/ir/module.h"
+#include "lowering/ir/text/metadata.h"
 #include "lowering/ir/type_infer.h"
 
 namespace relay::ir {
@@ -449,16 +452,24 @@ const ErrorCase kErrorCases[] = {
      "def @main(%x: Tensor[(1, 3), float32], %w: Tensor[(4, 3), float32]) {\n  clip(%x, "
      "a_min=0f)\n}\n",
      "m.relay:2:3: error: clip: missing required attribute 'a_max'"},
-    {"MetaConstant",
+    {"MetaConstantWithoutSection",
      "def @main(%x: Tensor[(1, 3), float32], %w: Tensor[(4, 3), float32]) {\n  add(%x, "
      "meta[relay.Constant][0])\n}\n",
-     "m.relay:2:11: error: tensor constants in metadata are not supported: pass weights as "
-     "parameters"},
-    {"MetadataSection",
+     "m.relay:2:11: error: meta[relay.Constant][N] refers to a metadata section, but the text "
+     "has none (TVM printed it with show_meta_data=False): print it again with mod.astext() "
+     "(show_meta_data=True, the default) to keep the constants, or make them parameters and "
+     "pass their values with --params"},
+    {"MetadataSectionNotTvms",
      "def @main(%x: Tensor[(1, 3), float32], %w: Tensor[(4, 3), float32]) {\n  "
      "%x\n}\n#[metadata]\n{}\n",
-     "m.relay:4:1: error: tensor constants in metadata are not supported: pass weights as "
-     "parameters"},
+     "m.relay:4:1: error: metadata: no \"nodes\" array"},
+    {"MetadataSectionInline", "def @main(%x: float32) {\n  %x\n} #[metadata]\n{}\n",
+     "m.relay:3:3: error: the metadata section must start on a line of its own, after the "
+     "module"},
+    {"MetaInAttribute",
+     "def @main(%x: Tensor[(1, 3), float32]) {\n  nn.softmax(%x, axis=meta[relay.attrs][0])\n}\n",
+     "m.relay:2:23: error: metadata references are supported as expressions (tensor constants) "
+     "only, not as attribute values"},
     {"DuplicateDef", "def @f(%x: float32) {\n  %x\n}\ndef @f(%y: float32) {\n  %y\n}\n",
      "m.relay:4:5: error: duplicate definition of '@f'"},
     {"UndefinedGlobal", "def @main(%x: float32) {\n  @foo(%x)\n}\n",
@@ -521,6 +532,118 @@ const ErrorCase kErrorCases[] = {
      "m.relay:2:11: error: integer literal '3000000000i32' does not fit int32"},
 
 };
+
+// The constants of every relay.Constant a module refers to, by index, from its @main.
+std::vector<const ConstantNode*> MetaConstants(const Function& main) {
+  std::vector<const ConstantNode*> found;
+  std::vector<Expr> stack = {main->body()};
+  std::set<const ExprNode*> seen;
+  while (!stack.empty()) {
+    Expr e = stack.back();
+    stack.pop_back();
+    if (!seen.insert(e.get()).second) continue;
+    if (const auto* c = e->As<ConstantNode>()) {
+      if (c->value().ndim() > 0) found.push_back(c);
+    }
+    if (const auto* call = e->As<CallNode>()) {
+      for (const Expr& a : call->args()) stack.push_back(a);
+    }
+    if (const auto* tuple = e->As<TupleNode>()) {
+      for (const Expr& f : tuple->fields()) stack.push_back(f);
+    }
+    if (const auto* get = e->As<TupleGetItemNode>()) stack.push_back(get->tuple());
+  }
+  return found;
+}
+
+// A module as TVM 0.12 prints it by default: constants in the metadata section, with spans,
+// virtual devices and checked types in the node graph. Every reference resolves, and types
+// infer through them.
+TEST(ParserTest, TvmMetadataSection) {
+  absl::StatusOr<Module> module =
+      ParseModule(ReadTestdata("tvm_metadata.relay"), "tvm_metadata.relay");
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_TRUE(InferTypes(*module).ok());
+  Function main = module->main();
+  EXPECT_EQ(main->body()->checked_type(), F32({1, 10}));
+  const std::vector<const ConstantNode*> constants = MetaConstants(main);
+  ASSERT_EQ(constants.size(), 7u);
+  std::multiset<std::string> types;
+  for (const ConstantNode* c : constants) types.insert(TypeToString(c->value().type()));
+  EXPECT_EQ(types.count("Tensor[(8, 3, 3, 3), float32]"), 1u);
+  EXPECT_EQ(types.count("Tensor[(8), float32]"), 4u);
+  EXPECT_EQ(types.count("Tensor[(10, 8), float32]"), 1u);
+  // The conv weight's first values (0.4 sin(0.7 + 1.37 i), written as float32), and where its
+  // reference is.
+  const ConstantNode* weight = nullptr;
+  for (const ConstantNode* c : constants) {
+    if (c->value().ndim() == 4) weight = c;
+  }
+  ASSERT_NE(weight, nullptr);
+  EXPECT_EQ(weight->value().data<float>()[0], static_cast<float>(0.4 * std::sin(0.7)));
+  EXPECT_EQ(weight->value().data<float>()[1], static_cast<float>(0.4 * std::sin(0.7 + 1.37)));
+  EXPECT_EQ(weight->loc().line, 3);
+  EXPECT_EQ(weight->loc().col, 25);
+}
+
+// TVM 0.8's layout (", " between fields, no virtual devices), other dtypes, and one constant
+// referenced twice: one node.
+TEST(ParserTest, TvmMetadataSectionOlderLayoutAndDTypes) {
+  absl::StatusOr<Module> module =
+      ParseModule(ReadTestdata("tvm_metadata_0_8.relay"), "tvm_metadata_0_8.relay");
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_TRUE(InferTypes(*module).ok());
+  const auto* tuple = module->main()->body()->As<TupleNode>();
+  ASSERT_NE(tuple, nullptr);
+  const Tensor& a = AsCall(tuple->fields()[0])->args()[1]->As<ConstantNode>()->value();
+  EXPECT_EQ(a.dtype(), DType::kInt64);
+  EXPECT_EQ(a.data<int64_t>()[3], 40000000000);
+  const Tensor& h = AsCall(tuple->fields()[1])->args()[1]->As<ConstantNode>()->value();
+  EXPECT_EQ(h.dtype(), DType::kFloat16);
+  EXPECT_EQ(h.ToDoubles(), (std::vector<double>{1, -2, 0.5}));
+  const CallNode* add = AsCall(tuple->fields()[2]);
+  const CallNode* where = AsCall(add->args()[0]);
+  const Tensor& mask = where->args()[0]->As<ConstantNode>()->value();
+  EXPECT_EQ(mask.dtype(), DType::kBool);
+  EXPECT_EQ(mask.ToDoubles(), (std::vector<double>{1, 0, 0, 1, 1, 0}));
+  EXPECT_EQ(where->args()[2], add->args()[1]);  // meta[relay.Constant][3], twice
+  EXPECT_EQ(where->args()[2]->As<ConstantNode>()->value().data<int32_t>()[3], -10);
+}
+
+// Printed with show_meta_data=False: the references lead nowhere, and the error says how to
+// print the module again.
+TEST(ParserTest, TvmTextWithoutItsMetadataSection) {
+  absl::StatusOr<Module> module =
+      ParseModule(ReadTestdata("tvm_no_metadata.relay"), "tvm_no_metadata.relay");
+  ASSERT_FALSE(module.ok());
+  EXPECT_THAT(std::string(module.status().message()),
+              ::testing::StartsWith("tvm_no_metadata.relay:3:25: error: meta[relay.Constant][N] "
+                                    "refers to a metadata section, but the text has none"));
+  EXPECT_THAT(std::string(module.status().message()), ::testing::HasSubstr("mod.astext()"));
+}
+
+TEST(ParserTest, MetaReferencesMustResolve) {
+  const std::string section = PrintMetadataSection({Tensor({3}, DType::kFloat32)});
+  auto parse = [&](const std::string& use) {
+    return ParseModule(absl::StrCat("def @main(%x: Tensor[(3), float32]) {\n  add(%x, ", use,
+                                    ")\n}\n\n", section),
+                       "m.relay")
+        .status();
+  };
+  EXPECT_TRUE(parse("meta[relay.Constant][0]").ok());
+  EXPECT_EQ(parse("meta[relay.Constant][1]").message(),
+            "m.relay:2:32: error: the metadata section has 1 relay.Constant entries; there is "
+            "no 1");
+  EXPECT_EQ(parse("meta[relay.attrs.Conv2DAttrs][0]").message(),
+            "m.relay:2:16: error: metadata of kind 'relay.attrs.Conv2DAttrs' is not supported "
+            "(only relay.Constant is)");
+  EXPECT_EQ(ParseKernel("#[relay_kernel = 1]\nfn (%p0: Tensor[(3), float32]) {\n  add(%p0, "
+                        "meta[relay.Constant][0])\n}\n",
+                        "k.relay")
+                .status()
+                .message(),
+            "k.relay:3:12: error: a kernel cannot hold tensor constants: they are parameters");
+}
 
 TEST(ParserTest, MalformedInputsGiveLocatedErrors) {
   for (const ErrorCase& c : kErrorCases) {

@@ -13,6 +13,7 @@
 #include "lowering/ir/attrs.h"
 #include "lowering/ir/op.h"
 #include "lowering/ir/tensor.h"
+#include "lowering/ir/text/metadata.h"
 #include "lowering/ir/type.h"
 #include "lowering/support/check.h"
 
@@ -87,9 +88,26 @@ const ExprNode* OperandAt(const ExprNode* node, size_t i) {
   return nullptr;
 }
 
+// The tensor constants of a module, numbered in the order the printer meets them: the N of
+// `meta[relay.Constant][N]` and the section after the module. One node is one entry.
+class MetaTable {
+ public:
+  int IndexOf(const ConstantNode& constant) {
+    auto [it, added] = index_.emplace(&constant, static_cast<int>(tensors_.size()));
+    if (added) tensors_.push_back(constant.value());
+    return it->second;
+  }
+  const std::vector<Tensor>& tensors() const { return tensors_; }
+
+ private:
+  // Keyed by address for lookup only; the numbering follows the (deterministic) print order.
+  std::unordered_map<const ConstantNode*, int> index_;
+  std::vector<Tensor> tensors_;
+};
+
 class Printer {
  public:
-  explicit Printer(const PrintOptions& options) : options_(options) {}
+  Printer(const PrintOptions& options, MetaTable* meta) : options_(options), meta_(meta) {}
 
   // `prefix` is "def @main" or "fn ".
   std::string Function(const std::string& prefix, const FunctionNode& fn, int level) {
@@ -266,7 +284,8 @@ class Printer {
 
   std::string Constant(const ConstantNode& constant) {
     const Tensor& value = constant.value();
-    if (value.ndim() != 0) return absl::StrCat("meta[relay.Constant][", next_meta_++, "]");
+    if (value.ndim() != 0)
+      return absl::StrCat("meta[relay.Constant][", meta_->IndexOf(constant), "]");
     switch (value.dtype()) {
       case DType::kFloat32:
         return AttrValueToString(AttrValue::Float(value.data<float>()[0]));
@@ -317,24 +336,32 @@ class Printer {
   std::unordered_map<const VarNode*, std::string> var_names_;
   std::unordered_map<std::string, int> name_counters_;
   int next_id_ = 0;
-  int next_meta_ = 0;
+  MetaTable* meta_;
 };
 
 }  // namespace
 
 std::string PrintModule(const Module& module, const PrintOptions& options) {
+  MetaTable meta;
   std::string out = "#[version = \"0.0.5\"]\n";
   bool first = true;
   for (const auto& [name, fn] : module.functions()) {
     if (!first) out += "\n";
     first = false;
-    absl::StrAppend(&out, Printer(options).Function(absl::StrCat("def @", name), *fn, 0), "\n");
+    absl::StrAppend(&out, Printer(options, &meta).Function(absl::StrCat("def @", name), *fn, 0),
+                    "\n");
   }
-  return out;
+  if (meta.tensors().empty()) return out;
+  if (!options.show_metadata) {
+    return absl::StrCat(out, "\n// ", meta.tensors().size(),
+                        " tensor constants in metadata, not shown\n");
+  }
+  return absl::StrCat(out, "\n", PrintMetadataSection(meta.tensors()));
 }
 
 std::string PrintFunction(const FunctionNode& fn, const PrintOptions& options) {
-  return Printer(options).Function("fn ", fn, 0);
+  MetaTable meta;
+  return Printer(options, &meta).Function("fn ", fn, 0);
 }
 
 }  // namespace relay::ir

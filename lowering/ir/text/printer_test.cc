@@ -18,11 +18,15 @@
 #include "lowering/ir/module.h"
 #include "lowering/ir/op.h"
 #include "lowering/ir/tensor.h"
+#include "lowering/ir/text/metadata.h"
 #include "lowering/ir/text/parser.h"
 #include "lowering/ir/type_infer.h"
 
 namespace relay::ir {
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string ReadTestdata(const std::string& name) {
   std::ifstream in("lowering/ir/text/testdata/" + name);
@@ -187,6 +191,7 @@ TEST(PrinterTest, CodeBuiltFunctionsLetsConstantsAndNames) {
   Function main = FunctionNode::Make({x, x_again, x1, seven}, LetNode::Make(v, sum, body));
   Module module({{"main", main}}, "code");
   const std::string text = PrintModule(module);
+  const std::string section = PrintMetadataSection({vector});
   EXPECT_EQ(text,
             "#[version = \"0.0.5\"]\n"
             "def @main(%x: Tensor[(2), float32], %x1: Tensor[(2), float32], "
@@ -198,13 +203,17 @@ TEST(PrinterTest, CodeBuiltFunctionsLetsConstantsAndNames) {
             "  let %input_1 = add(%1, %x1);\n"
             "  %2 = multiply(%input_1, 2f);\n"
             "  (%2, %input_1, -7i64, meta[relay.Constant][0], True, 0.5f16, %v7, %x11)\n"
-            "}\n");
-  // The marker of a tensor constant is for reading only.
+            "}\n\n" +
+                section);
+  // The tensor constant's value is in the section, so the text parses back to the same value.
   absl::StatusOr<Module> reparsed = ParseModule(text, "m");
-  ASSERT_FALSE(reparsed.ok());
-  EXPECT_EQ(reparsed.status().message(),
-            "m:9:25: error: tensor constants in metadata are not supported: pass weights as "
-            "parameters");
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status();
+  EXPECT_EQ(PrintModule(*reparsed), text);
+  // Without the section (a dump), a comment counts what was left out.
+  PrintOptions no_metadata;
+  no_metadata.show_metadata = false;
+  EXPECT_THAT(PrintModule(module, no_metadata),
+              ::testing::EndsWith("}\n\n// 1 tensor constants in metadata, not shown\n"));
 }
 
 TEST(PrinterTest, ExplicitAttrsForKernels) {
@@ -316,8 +325,8 @@ TEST(PrinterTest, LongChainsPrintWithoutRecursion) {
 }
 
 TEST(PrinterTest, TestdataRoundTrips) {
-  for (const char* name :
-       {"resnet_block.relay", "transformer_block.relay", "functions.relay", "tvm_printed.relay"}) {
+  for (const char* name : {"resnet_block.relay", "transformer_block.relay", "functions.relay",
+                           "tvm_printed.relay", "tvm_metadata.relay", "tvm_metadata_0_8.relay"}) {
     SCOPED_TRACE(name);
     Module first = Parse(ReadTestdata(name));
     ASSERT_FALSE(first.functions().empty());
@@ -339,6 +348,19 @@ TEST(PrinterTest, TestdataRoundTrips) {
     everything.explicit_attrs = true;
     EXPECT_EQ(PrintModule(Parse(PrintModule(first, everything))), printed);
   }
+}
+
+// TVM's metadata section comes back in the layout TVM prints, constants numbered in print order
+// across the module, each node once however often it is used.
+TEST(PrinterTest, MetadataSectionInTvmsLayout) {
+  const std::string printed = PrintModule(Parse(ReadTestdata("tvm_metadata_0_8.relay")));
+  EXPECT_THAT(printed, HasSubstr("  %0 = add(%a, meta[relay.Constant][0]);\n"));
+  EXPECT_THAT(printed, HasSubstr("  %2 = where(meta[relay.Constant][2], %b, "
+                                 "meta[relay.Constant][3]);\n  %3 = add(%2, "
+                                 "meta[relay.Constant][3]);\n"));
+  EXPECT_THAT(printed, HasSubstr("}\n\n#[metadata]\n{\n  \"root\": 1,\n"));
+  EXPECT_THAT(printed, HasSubstr("      \"data\": [3, 4, 5, 6]\n"));
+  EXPECT_THAT(printed, Not(HasSubstr("meta[relay.Constant][4]")));
 }
 
 }  // namespace
