@@ -53,6 +53,7 @@
 #include "lowering/ir/type_infer.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/tools/compile_command.h"
+#include "lowering/tools/inputs.h"
 #include "lowering/tools/partition_command.h"
 #include "lowering/tools/relayc_onnx.h"
 #include "lowering/tools/run_command.h"
@@ -115,7 +116,7 @@ Commands:
       -o, --output OUT.relay      the Relay text (default: stdout)
       --params W.safetensors      the weights (required if the model has any)
   partition MODEL   split a model into kernels: writes OUT/NAME.graph.json, NAME.params,
-                    NAME.kernels.txt, NAME.overflow.relay, NAME.unused.txt
+                    NAME.kernels.txt, NAME.overflow.relay, NAME.uncalled.txt
       --kernel_dir DIR            the kernel library (kernels/<id>.relay files)
       --write_kernels             write the kernels DIR lacks into DIR (else: overflow file)
       --out_dir OUT, --name NAME  where the outputs go and what they are called
@@ -313,6 +314,8 @@ absl::Status Interpret(const std::string& path, const std::vector<std::string>& 
                        const std::vector<std::string>& input_shapes) {
   const bool partitioned =
       path.size() > 11 && path.compare(path.size() - 11, 11, ".graph.json") == 0;
+  // The arrays first: an ONNX model's open dimensions are theirs.
+  ASSIGN_OR_RETURN(std::vector<InputArray> arrays, ReadInputArrays(input_flags));
   LoadedModel loaded;
   if (partitioned) {
     std::vector<std::string> overflow;
@@ -322,63 +325,23 @@ absl::Status Interpret(const std::string& path, const std::vector<std::string>& 
     ASSIGN_OR_RETURN(loaded,
                      LoadPartitionedModel(path, dirs, overflow, absl::GetFlag(FLAGS_params)));
   } else {
-    ASSIGN_OR_RETURN(loaded, LoadModel(path, input_shapes, absl::GetFlag(FLAGS_params)));
+    ASSIGN_OR_RETURN(
+        loaded, LoadModel(path, input_shapes, absl::GetFlag(FLAGS_params), ArrayShapes(arrays)));
   }
   const ir::Module& module = loaded.module;
   RETURN_IF_ERROR(ir::InferTypes(module));
   ir::Function main = module.main();
   if (main == nullptr) return absl::NotFoundError(absl::StrCat(path, ": no function @main"));
 
-  std::map<std::string, const ir::VarNode*> params;
-  std::vector<std::string> param_names;
+  std::vector<ModelInput> model_inputs;
   for (const ir::Var& p : main->params()) {
-    params[p->name()] = p.get();
-    param_names.push_back("%" + p->name());
+    if (loaded.params.count(p->name()) == 0) model_inputs.push_back({p->name(), p->checked_type()});
   }
-  std::string known = param_names.empty() ? "none" : absl::StrJoin(param_names, ", ");
-
-  std::map<std::string, ir::Tensor> inputs;
-  for (const std::string& flag : input_flags) {
-    size_t eq = flag.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == flag.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--input '", flag, "' is not of the form NAME=FILE.npy"));
-    }
-    std::string name = flag.substr(flag[0] == '%' ? 1 : 0, eq - (flag[0] == '%' ? 1 : 0));
-    std::string file = flag.substr(eq + 1);
-    auto param = params.find(name);
-    if (param == params.end()) {
-      return absl::InvalidArgumentError(absl::StrCat("--input ", name, ": @main has no parameter %",
-                                                     name, " (its parameters: ", known, ")"));
-    }
-    if (inputs.count(name) != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("--input ", name, " is given twice"));
-    }
-    ASSIGN_OR_RETURN(ir::Tensor tensor, io::ReadNpy(file));
-    const ir::Type& expected = param->second->checked_type();
-    if (tensor.type() != expected) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--input ", name, ": ", file, " holds ", ir::TypeToString(tensor.type()),
-                       " but parameter %", name, " is ", ir::TypeToString(expected)));
-    }
-    inputs.emplace(name, std::move(tensor));
-  }
+  ASSIGN_OR_RETURN(auto inputs,
+                   BindInputs(arrays, model_inputs, absl::GetFlag(FLAGS_random_inputs)));
   for (const ir::Var& p : main->params()) {
-    if (inputs.count(p->name()) != 0) continue;
     auto weight = loaded.params.find(p->name());
-    if (weight != loaded.params.end()) {
-      inputs.emplace(p->name(), weight->second);
-      continue;
-    }
-    const ir::Type& type = p->checked_type();
-    if (!absl::GetFlag(FLAGS_random_inputs) || !type.is_tensor()) {
-      return absl::InvalidArgumentError(absl::StrCat("missing input for parameter %", p->name(),
-                                                     " of @main (", ir::TypeToString(type),
-                                                     "): pass --input ", p->name(), "=FILE.npy"));
-    }
-    inputs.emplace(p->name(), RandomTensor(p->name(), type));
-    std::printf("input %%%s: %s random %s\n", p->name().c_str(), ir::TypeToString(type).c_str(),
-                Preview(inputs.at(p->name())).c_str());
+    if (weight != loaded.params.end()) inputs.emplace(p->name(), weight->second);
   }
 
   ASSIGN_OR_RETURN(interp::Value result, interp::Run(module, inputs));

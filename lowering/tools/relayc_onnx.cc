@@ -48,10 +48,12 @@ absl::Status CheckParams(const ir::Module& module, const std::map<std::string, i
   return absl::OkStatus();
 }
 
-absl::StatusOr<frontend::onnx::ImportedModel> Import(const std::string& path,
-                                                     const std::vector<std::string>& shapes) {
+absl::StatusOr<frontend::onnx::ImportedModel> Import(
+    const std::string& path, const std::vector<std::string>& shapes,
+    const std::map<std::string, ir::Shape>& array_shapes = {}) {
   frontend::onnx::ImportOptions options;
   ASSIGN_OR_RETURN(options.input_shapes, ParseInputShapes(shapes));
+  options.input_array_shapes = array_shapes;
   return frontend::onnx::ImportOnnx(path, options);
 }
 
@@ -90,14 +92,16 @@ absl::StatusOr<std::map<std::string, ir::Shape>> ParseInputShapes(
 
 absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
                                       const std::vector<std::string>& input_shapes,
-                                      const std::string& params_path) {
+                                      const std::string& params_path,
+                                      const std::map<std::string, ir::Shape>& array_shapes) {
   LoadedModel loaded;
   if (EndsWith(path, ".onnx")) {
     if (!params_path.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--params is for Relay text; ", path, " carries its weights itself"));
     }
-    ASSIGN_OR_RETURN(frontend::onnx::ImportedModel imported, Import(path, input_shapes));
+    ASSIGN_OR_RETURN(frontend::onnx::ImportedModel imported,
+                     Import(path, input_shapes, array_shapes));
     loaded.module = std::move(imported.module);
     loaded.params = std::move(imported.params);
     return loaded;

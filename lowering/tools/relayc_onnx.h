@@ -27,13 +27,16 @@ struct LoadedModel {
   std::map<std::string, ir::Tensor> params;
 };
 
-// Loads `path`: a file ending in ".onnx" is imported (with `input_shapes`; `params_path` must be
-// empty: the model carries its weights); anything else is parsed as Relay text, and its weights
-// are read from `params_path` if it is not empty. Every weight must name a parameter of @main
-// whose annotated type it matches. `input_shapes` given for Relay text is InvalidArgument.
+// Loads `path`: a file ending in ".onnx" is imported (with `input_shapes`, and with the shapes
+// of the arrays given for inputs filling the dimensions the model leaves open; `params_path`
+// must be empty: the model carries its weights); anything else is parsed as Relay text, and its
+// weights are read from `params_path` if it is not empty. Every weight must name a parameter of
+// @main whose annotated type it matches. `input_shapes` given for Relay text is InvalidArgument
+// (`array_shapes` are then ignored: Relay text states its shapes).
 absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
                                       const std::vector<std::string>& input_shapes,
-                                      const std::string& params_path);
+                                      const std::string& params_path,
+                                      const std::map<std::string, ir::Shape>& array_shapes = {});
 
 // relayc import: imports the .onnx model at `path` and writes its Relay text to `output`
 // (stdout when empty) and its weights to `params_path` (required when the model has weights).

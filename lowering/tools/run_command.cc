@@ -23,6 +23,7 @@
 #include "lowering/passes/partition.h"
 #include "lowering/pipeline.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/tools/inputs.h"
 #include "lowering/tools/relayc_onnx.h"
 #include "lowering/tools/values.h"
 #include "runtime/relay_runtime.h"
@@ -55,58 +56,12 @@ std::optional<jit::KernelCache> OpenCache() {
   return std::nullopt;
 }
 
-// The value of every model input: --input files, else random values with --random_inputs
-// (printed, as interpret prints them).
-absl::StatusOr<std::map<std::string, ir::Tensor>> Inputs(const passes::Graph& graph,
-                                                         const RunRequest& r) {
-  std::vector<std::pair<std::string, ir::Type>> model_inputs;
+// The graph's inputs, as BindInputs takes them.
+std::vector<ModelInput> GraphInputs(const passes::Graph& graph) {
+  std::vector<ModelInput> inputs;
   for (int id : graph.inputs) {
     const passes::Buffer& b = graph.buffers[id];
-    model_inputs.emplace_back(b.name, ir::Type::Tensor(b.shape, b.dtype));
-  }
-  std::map<std::string, ir::Type> types;
-  std::vector<std::string> names;
-  for (const auto& [name, type] : model_inputs) {
-    types.emplace(name, type);
-    names.push_back("%" + name);
-  }
-  const std::string known = names.empty() ? "none" : absl::StrJoin(names, ", ");
-  std::map<std::string, ir::Tensor> inputs;
-  for (const std::string& flag : r.inputs) {
-    const size_t eq = flag.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == flag.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--input '", flag, "' is not of the form NAME=FILE.npy"));
-    }
-    const size_t skip = flag[0] == '%' ? 1 : 0;
-    const std::string name = flag.substr(skip, eq - skip);
-    const std::string file = flag.substr(eq + 1);
-    auto type = types.find(name);
-    if (type == types.end()) {
-      return absl::InvalidArgumentError(absl::StrCat("--input ", name, ": the model has no input %",
-                                                     name, " (its inputs: ", known, ")"));
-    }
-    if (inputs.count(name) != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("--input ", name, " is given twice"));
-    }
-    ASSIGN_OR_RETURN(ir::Tensor tensor, io::ReadNpy(file));
-    if (tensor.type() != type->second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--input ", name, ": ", file, " holds ", ir::TypeToString(tensor.type()),
-                       " but input %", name, " is ", ir::TypeToString(type->second)));
-    }
-    inputs.emplace(name, std::move(tensor));
-  }
-  for (const auto& [name, type] : model_inputs) {
-    if (inputs.count(name) != 0) continue;
-    if (!r.random_inputs) {
-      return absl::InvalidArgumentError(absl::StrCat("missing input for %", name, " (",
-                                                     ir::TypeToString(type), "): pass --input ",
-                                                     name, "=FILE.npy or --random_inputs"));
-    }
-    inputs.emplace(name, RandomTensor(name, type));
-    std::printf("input %%%s: %s random %s\n", name.c_str(), ir::TypeToString(type).c_str(),
-                Preview(inputs.at(name)).c_str());
+    inputs.push_back({b.name, ir::Type::Tensor(b.shape, b.dtype)});
   }
   return inputs;
 }
@@ -131,7 +86,10 @@ absl::Status RunCommand(const RunRequest& r) {
         ": relayc run takes the model itself (.onnx, or .relay with --params) and "
         "partitions it; run a partitioned graph with `relayc interpret` or assemble it"));
   }
-  ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(r.model, r.input_shapes, r.params));
+  // The arrays first: an ONNX model's open dimensions are theirs.
+  ASSIGN_OR_RETURN(std::vector<InputArray> arrays, ReadInputArrays(r.inputs));
+  ASSIGN_OR_RETURN(LoadedModel loaded,
+                   LoadModel(r.model, r.input_shapes, r.params, ArrayShapes(arrays)));
   absl::StatusOr<passes::PartitionedModel> partitioned =
       PartitionModel(passes::Model{loaded.module, loaded.params});
   if (!partitioned.ok()) {
@@ -140,7 +98,8 @@ absl::Status RunCommand(const RunRequest& r) {
   }
 
   // Inputs first: a mistyped --input should not wait for the compiler.
-  ASSIGN_OR_RETURN(auto inputs, Inputs(partitioned->graph, r));
+  ASSIGN_OR_RETURN(auto inputs,
+                   BindInputs(arrays, GraphInputs(partitioned->graph), r.random_inputs));
 
   std::optional<jit::KernelCache> cache;
   if (r.use_cache) cache = OpenCache();

@@ -1,6 +1,7 @@
 // modelgen: writes a zoo model as an ONNX file (run at build time by //models).
 //
-//   modelgen --model=resnet18 [--image_size=224] [--width_divisor=1] [--seq_len=128] -o out.onnx
+//   modelgen --model=resnet18 [--image_size=224] [--width_divisor=1] [--seq_len=128]
+//            [--dynamic_inputs] -o out.onnx
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -16,6 +17,7 @@ ABSL_FLAG(int64_t, num_classes, 1000, "classifier outputs");
 ABSL_FLAG(int64_t, seq_len, 128, "bert_tiny sequence length");
 ABSL_FLAG(int64_t, width_divisor, 1, "divide every channel count by this (small variants)");
 ABSL_FLAG(uint64_t, seed, 1, "weight seed");
+ABSL_FLAG(bool, dynamic_inputs, false, "leave every input dimension open (dim_param)");
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
@@ -25,6 +27,7 @@ int main(int argc, char** argv) {
   options.seq_len = absl::GetFlag(FLAGS_seq_len);
   options.width_divisor = absl::GetFlag(FLAGS_width_divisor);
   options.seed = absl::GetFlag(FLAGS_seed);
+  options.dynamic_inputs = absl::GetFlag(FLAGS_dynamic_inputs);
   const std::string out = absl::GetFlag(FLAGS_o);
   if (out.empty()) {
     std::fprintf(stderr, "modelgen: -o is required\n");

@@ -204,6 +204,16 @@ onnx::ModelProto BertTiny(const ZooOptions& o) {
   return b.Finish(kOpset);
 }
 
+absl::StatusOr<onnx::ModelProto> BuildStaticModel(const std::string& name,
+                                                  const ZooOptions& options) {
+  if (name == "resnet18") return ResNet(options, false, {2, 2, 2, 2});
+  if (name == "resnet50") return ResNet(options, true, {3, 4, 6, 3});
+  if (name == "mobilenet_v2") return MobileNetV2(options);
+  if (name == "mlp") return Mlp(options);
+  if (name == "bert_tiny") return BertTiny(options);
+  return absl::NotFoundError(absl::StrCat("no zoo model named '", name, "'"));
+}
+
 }  // namespace
 
 std::vector<std::string> ZooModelNames() {
@@ -211,12 +221,16 @@ std::vector<std::string> ZooModelNames() {
 }
 
 absl::StatusOr<onnx::ModelProto> BuildZooModel(const std::string& name, const ZooOptions& options) {
-  if (name == "resnet18") return ResNet(options, false, {2, 2, 2, 2});
-  if (name == "resnet50") return ResNet(options, true, {3, 4, 6, 3});
-  if (name == "mobilenet_v2") return MobileNetV2(options);
-  if (name == "mlp") return Mlp(options);
-  if (name == "bert_tiny") return BertTiny(options);
-  return absl::NotFoundError(absl::StrCat("no zoo model named '", name, "'"));
+  absl::StatusOr<onnx::ModelProto> model = BuildStaticModel(name, options);
+  if (!model.ok() || !options.dynamic_inputs) return model;
+  // As exporters write open dimensions: a name per dimension, no value.
+  for (onnx::ValueInfoProto& input : *model->mutable_graph()->mutable_input()) {
+    auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    for (int i = 0; i < shape->dim_size(); ++i) {
+      shape->mutable_dim(i)->set_dim_param(absl::StrCat(input.name(), ".dim", i));
+    }
+  }
+  return model;
 }
 
 }  // namespace relay::models

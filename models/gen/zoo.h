@@ -17,6 +17,9 @@ struct ZooOptions {
   int64_t seq_len = 128;      // bert_tiny: tokens per sequence
   int64_t width_divisor = 1;  // divide every channel count (small test variants)
   uint64_t seed = 1;
+  // Every input dimension open (a dim_param such as "input.dim0", no value), as exporters
+  // write dynamic axes; the graph is built for the sizes above all the same.
+  bool dynamic_inputs = false;
 };
 
 // "resnet18", "resnet50", "mobilenet_v2", "mlp", "bert_tiny". Unknown names are NotFound.

@@ -235,12 +235,12 @@ TEST(Relayc, InterpretInputErrors) {
 
   Result missing = Relayc({"interpret", Testdata("relu_add.relay"), "--input", inputs[1]});
   EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_THAT(missing.err, HasSubstr("missing input for parameter %y"));
+  EXPECT_THAT(missing.err, HasSubstr("missing input for %y"));
 
   Result unknown = Relayc({"interpret", Testdata("relu_add.relay"), "--input", inputs[1], "--input",
                            "z=" + dir + "/y.npy"});
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_THAT(unknown.err, HasSubstr("no parameter %z"));
+  EXPECT_THAT(unknown.err, HasSubstr("the model has no input %z"));
 
   Result no_file = Relayc({"interpret", Testdata("relu_add.relay"), "--input", inputs[1], "--input",
                            "y=" + dir + "/nothing.npy"});

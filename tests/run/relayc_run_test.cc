@@ -307,7 +307,8 @@ TEST(RelaycRun, Errors) {
   Result missing = Relayc({"run", kExample}, cache);
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.err, HasSubstr("missing input for %data"));
-  Result unknown = Relayc({"run", kExample, "--input", "image=x.npy"}, cache);
+  ASSERT_TRUE(io::WriteNpy(work + "/x.npy", ir::Tensor({1, 3, 8, 8}, ir::DType::kFloat32)).ok());
+  Result unknown = Relayc({"run", kExample, "--input", "image=" + work + "/x.npy"}, cache);
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_THAT(unknown.err, HasSubstr("the model has no input %image (its inputs: %data, "));
   Result threads = Relayc({"run", kExample, "--random_inputs", "--threads=-2"}, cache);
@@ -353,6 +354,64 @@ TEST(RelaycRun, ResNetMatchesInterpret) {
     EXPECT_GE(Counts(got).first, 8) << got.out;
     EXPECT_LE(MaxRelativeError(out, work + "/want"), 1e-4) << schedule;
   }
+}
+
+// Exporters leave input dimensions open; `--input` arrays give them (issue 16): run and interpret
+// take each open dimension from the array, and refuse an array that contradicts a fixed one.
+TEST(RelaycRun, OpenDimensionsComeFromTheInputArrays) {
+  const std::string work = FreshDir("dynamic");
+  const std::string cache = work + "/cache";
+  const std::string dynamic = work + "/dynamic.onnx";
+  const std::string fixed = work + "/fixed.onnx";
+  const std::vector<std::string> gen = {"--model=resnet18", "--width_divisor=8", "--num_classes=10",
+                                        "--image_size=32"};
+  std::vector<std::string> args = gen;
+  args.insert(args.end(), {"--dynamic_inputs", "-o", dynamic});
+  ASSERT_EQ(Spawn(kModelgen, args).exit_code, 0);
+  args = gen;
+  args.insert(args.end(), {"-o", fixed});
+  ASSERT_EQ(Spawn(kModelgen, args).exit_code, 0);
+
+  // Two image sizes through the same file: the shapes are the arrays'.
+  for (int64_t size : {32, 48}) {
+    ir::Tensor image({1, 3, size, size}, ir::DType::kFloat32);
+    for (int64_t i = 0; i < image.NumElements(); ++i) image.SetDouble(i, (i % 17) / 8.0 - 1);
+    const std::string dir = absl::StrCat(work, "/", size);
+    ASSERT_TRUE(io::WriteNpy(dir + ".npy", image).ok());
+    const std::string input = absl::StrCat("input=", dir, ".npy");
+    Result want =
+        Relayc({"interpret", dynamic, "--input", input, "--output_dir", dir + "/want"}, cache);
+    ASSERT_EQ(want.exit_code, 0) << want.err;
+    EXPECT_THAT(want.out, HasSubstr("output_0: Tensor[(1, 10), float32] ["));
+    Result got = Relayc({"run", dynamic, "--input", input, "--output_dir", dir + "/got"}, cache);
+    ASSERT_EQ(got.exit_code, 0) << got.err;
+    EXPECT_LE(MaxRelativeError(dir + "/got", dir + "/want"), 1e-4) << size;
+  }
+
+  // A fixed dimension the array contradicts, and a rank that does not fit: both shapes named.
+  const std::string input48 = absl::StrCat("input=", work, "/48.npy");
+  for (const char* command : {"run", "interpret"}) {
+    Result wrong = Relayc({command, fixed, "--input", input48}, cache);
+    EXPECT_EQ(wrong.exit_code, 1) << command;
+    EXPECT_THAT(wrong.err, HasSubstr("input 'input' is given an array of shape (1, 3, 48, 48) "
+                                     "but the model declares (1, 3, 32, 32): dimension 2 must "
+                                     "be 32"))
+        << command;
+  }
+  ASSERT_TRUE(io::WriteNpy(work + "/flat.npy", ir::Tensor({3, 32}, ir::DType::kFloat32)).ok());
+  Result rank = Relayc({"run", dynamic, "--input", "input=" + work + "/flat.npy"}, cache);
+  EXPECT_EQ(rank.exit_code, 1);
+  EXPECT_THAT(rank.err, HasSubstr("is given an array of shape (3, 32) but the model declares "
+                                  "(input.dim0, input.dim1, input.dim2, input.dim3): the ranks "
+                                  "differ (2 and 4)"));
+
+  // Without arrays the dimensions stay open; check takes --input-shape, as before.
+  Result random = Relayc({"run", dynamic, "--random_inputs"}, cache);
+  EXPECT_EQ(random.exit_code, 1);
+  EXPECT_THAT(random.err, HasSubstr("input 'input' has a dynamic dimension 0 ('input.dim0')"));
+  Result check = Relayc({"check", dynamic, "--input-shape", "input:1,3,32,32"}, cache);
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_THAT(check.out, HasSubstr("%input: Tensor[(1, 3, 32, 32), float32]"));
 }
 
 }  // namespace

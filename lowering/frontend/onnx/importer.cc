@@ -96,6 +96,45 @@ absl::Status CheckOpsSupported(const ::onnx::GraphProto& graph) {
       absl::StrCat("unsupported ONNX ops: ", absl::StrJoin(parts, ", ")));
 }
 
+// An input's declared shape as people read it: "(N, 3, 640, 640)", with '?' for a dimension
+// that has neither a value nor a name.
+std::string DeclaredShape(const ::onnx::TensorShapeProto& shape) {
+  std::vector<std::string> dims;
+  for (const auto& dim : shape.dim()) {
+    if (dim.has_dim_value()) {
+      dims.push_back(absl::StrCat(dim.dim_value()));
+    } else {
+      dims.push_back(dim.has_dim_param() && !dim.dim_param().empty() ? dim.dim_param() : "?");
+    }
+  }
+  return absl::StrCat("(", absl::StrJoin(dims, ", "), ")");
+}
+
+// The shape of an input given an array of shape `array`: the array's, where it agrees with what
+// the model declares.
+absl::StatusOr<ir::Shape> ShapeFromArray(const std::string& label,
+                                         const ::onnx::TypeProto::Tensor& declared,
+                                         const ir::Shape& array) {
+  if (!declared.has_shape()) return array;
+  const ::onnx::TensorShapeProto& shape = declared.shape();
+  auto mismatch = [&](const std::string& why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(label, " is given an array of shape ", ir::ShapeToString(array),
+                     " but the model declares ", DeclaredShape(shape), ": ", why));
+  };
+  if (shape.dim_size() != static_cast<int>(array.size())) {
+    return mismatch(
+        absl::StrCat("the ranks differ (", array.size(), " and ", shape.dim_size(), ")"));
+  }
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    const auto& dim = shape.dim(i);
+    if (dim.has_dim_value() && dim.dim_value() >= 0 && dim.dim_value() != array[i]) {
+      return mismatch(absl::StrCat("dimension ", i, " must be ", dim.dim_value()));
+    }
+  }
+  return array;
+}
+
 class GraphImporter : public GraphServices {
  public:
   GraphImporter(const ::onnx::GraphProto& graph, int opset, const ImportOptions& options,
@@ -114,6 +153,7 @@ class GraphImporter : public GraphServices {
   absl::Status AddInputs();
   absl::Status ConvertNode(const ::onnx::NodeProto& node, int index);
   absl::StatusOr<ir::Type> InputType(const ::onnx::ValueInfoProto& info) const;
+  const ir::Shape* GivenArrayShape(const std::string& onnx_name) const;
   absl::StatusOr<ir::Expr> MaterializeTensor(const ir::Tensor& tensor, const std::string& name,
                                              int64_t order, bool always_param);
   absl::StatusOr<ir::Expr> MaterializeValue(const interp::Value& value, const std::string& name);
@@ -226,6 +266,15 @@ absl::Status GraphImporter::AddInitializers() {
   return absl::OkStatus();
 }
 
+// The shape of the array given for an input, by its ONNX name or its Relay name, or null.
+const ir::Shape* GraphImporter::GivenArrayShape(const std::string& onnx_name) const {
+  for (const std::string& name : {onnx_name, SanitizeName(onnx_name)}) {
+    auto it = options_.input_array_shapes.find(name);
+    if (it != options_.input_array_shapes.end()) return &it->second;
+  }
+  return nullptr;
+}
+
 absl::StatusOr<ir::Type> GraphImporter::InputType(const ::onnx::ValueInfoProto& info) const {
   const std::string label = absl::StrCat("input '", info.name(), "'");
   if (!info.type().has_tensor_type()) {
@@ -263,6 +312,8 @@ absl::StatusOr<ir::Type> GraphImporter::InputType(const ::onnx::ValueInfoProto& 
         }
       }
     }
+  } else if (const ir::Shape* array = GivenArrayShape(info.name())) {
+    ASSIGN_OR_RETURN(shape, ShapeFromArray(label, tt, *array));
   } else {
     if (!tt.has_shape()) {
       return absl::InvalidArgumentError(

@@ -29,6 +29,12 @@ struct ImportOptions {
   // shape has a symbolic or unknown dimension; where the model declares a fixed dimension the
   // given shape must agree with it.
   std::map<std::string, ir::Shape> input_shapes;
+  // Shapes of the arrays a user gives as input values (`relayc run --input x=a.npy`), by ONNX
+  // input name or by Relay parameter name: they fill the dimensions the model leaves open, so a
+  // model with dynamic dimensions runs on whatever arrays it is given. A dimension the model
+  // fixes must agree (InvalidArgument naming both shapes). An input in `input_shapes` takes its
+  // shape from there; names that are no input are ignored (the caller reports them).
+  std::map<std::string, ir::Shape> input_array_shapes;
   // Graph inputs whose values are fixed at import time, by ONNX input name (as TVM's
   // freeze_params): they are treated as initializers and are not inputs of @main. For models
   // that take a shape, axes or sizes as an input; their shapes are then computed from the value.
