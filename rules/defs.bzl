@@ -6,8 +6,8 @@ Public API. Everything under rules/private/ may change; load from here.
 
     relay_kernel_library(
         name = "kernels",
-        srcs = glob(["kernels/*.relay"]),
-        dir = "kernels",
+        dir = "kernels",      # compiles kernels/k_*.relay; update_kernels writes there
+        models = [":resnet"],  # every model that shares the library
         summaries = KERNELS,  # from kernels/kernels.bzl, kept by update_kernels
     )
 
@@ -21,11 +21,12 @@ Public API. Everything under rules/private/ may change; load from here.
 See docs/rules.md.
 """
 
-load("//rules/private:kernel_library.bzl", _relay_kernel_library = "relay_kernel_library")
+load("//rules/private:kernel_macro.bzl", _relay_kernel_library = "relay_kernel_library")
 load("//rules/private:model_macro.bzl", _relay_model_library = "relay_model_library")
 load(
     "//rules/private:providers.bzl",
     _RelayKernelsInfo = "RelayKernelsInfo",
+    _RelayModelSourceInfo = "RelayModelSourceInfo",
     _RelayTargetInfo = "RelayTargetInfo",
     _RelayToolchainInfo = "RelayToolchainInfo",
 )
@@ -35,5 +36,6 @@ relay_kernel_library = _relay_kernel_library
 relay_model_library = _relay_model_library
 relay_toolchain = _relay_toolchain
 RelayKernelsInfo = _RelayKernelsInfo
+RelayModelSourceInfo = _RelayModelSourceInfo
 RelayTargetInfo = _RelayTargetInfo
 RelayToolchainInfo = _RelayToolchainInfo

@@ -165,22 +165,24 @@ absl::Status PartitionCommand(const PartitionRequest& r) {
       overflow += k.text;
     }
   }
-  std::string unused;
-  int num_unused = 0;
+  // Files this model does not call. Other models may call them: only the kernel library's update
+  // target, which knows every model, can call a file unused (rules/private/update_kernels.bzl).
+  std::string uncalled;
+  int num_uncalled = 0;
   for (const std::string& id : present) {
     if (used.count(id)) continue;
-    absl::StrAppend(&unused, id, "\n");
-    ++num_unused;
+    absl::StrAppend(&uncalled, id, "\n");
+    ++num_uncalled;
   }
   RETURN_IF_ERROR(
       io::WriteFileAtomically(base + ".graph.json", passes::GraphToJson(p.graph, p.kernels)));
   RETURN_IF_ERROR(io::WriteSafetensors(base + ".params", p.params));
   RETURN_IF_ERROR(io::WriteFileAtomically(base + ".kernels.txt", listing));
   RETURN_IF_ERROR(io::WriteFileAtomically(base + ".overflow.relay", overflow));
-  RETURN_IF_ERROR(io::WriteFileAtomically(base + ".unused.txt", unused));
-  std::printf("%s: %zu kernels, %zu calls, %d %s, %d unused kernel files\n", name.c_str(),
-              p.kernels.size(), p.graph.calls.size(), missing,
-              r.write_kernels ? "written" : "missing from the kernel library", num_unused);
+  RETURN_IF_ERROR(io::WriteFileAtomically(base + ".uncalled.txt", uncalled));
+  std::printf("%s: %zu kernels, %zu calls, %d %s; %d other kernel files in the folder\n",
+              name.c_str(), p.kernels.size(), p.graph.calls.size(), missing,
+              r.write_kernels ? "written" : "missing from the kernel library", num_uncalled);
   return absl::OkStatus();
 }
 

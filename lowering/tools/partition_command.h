@@ -32,8 +32,9 @@ struct PartitionRequest {
 //                           first-call order (missing: not in kernel_dir)
 //   OUT/NAME.overflow.relay the kernels kernel_dir lacks, concatenated (empty with
 //                           write_kernels, which writes them to kernel_dir/<id>.relay instead)
-//   OUT/NAME.unused.txt     kernel files in kernel_dir that the model does not use
-// and prints a one-line summary (kernels, calls, missing, unused) to stdout.
+//   OUT/NAME.uncalled.txt   kernel files in kernel_dir that the model does not call (other
+//                           models sharing the folder may)
+// and prints a one-line summary (kernels, calls, missing or written, other files) to stdout.
 absl::Status PartitionCommand(const PartitionRequest& request);
 
 // relayc kernels: the model's kernels as a table (id, fused ops, calls, output shapes, flops).

@@ -1,4 +1,8 @@
-"""relay_kernel_library: one RelayCompile action per kernel file and target."""
+"""The kernel library rule: one RelayCompile action per kernel file and target.
+
+Users call the relay_kernel_library macro (kernel_macro.bzl), which globs the library's folder
+and adds its update target.
+"""
 
 load(":providers.bzl", "RelayKernelsInfo", "RelayTargetInfo")
 load(":toolchain.bzl", "TOOLCHAIN_TYPE", "relay_toolchain_info")
@@ -74,16 +78,21 @@ def _relay_kernel_library_impl(ctx):
             objects = depset(objects),
             metadata = depset(metadata),
             target = target,
+            models = ctx.attr.models,
         ),
     ]
 
-relay_kernel_library = rule(
+relay_kernel_library_rule = rule(
     implementation = _relay_kernel_library_impl,
     attrs = {
         "srcs": attr.label_list(
-            doc = "The kernel files, k_<id>.relay, usually glob([\"<dir>/*.relay\"]). Each is " +
+            doc = "The kernel files, k_<id>.relay: the macro's glob of `dir`. Each is " +
                   "compiled by its own action, keyed by the file's content.",
             allow_files = [".relay"],
+        ),
+        "models": attr.string_list(
+            doc = "Absolute labels of the relay_model_library targets sharing the library " +
+                  "(strings, not dependencies: the models depend on the library).",
         ),
         "dir": attr.string(
             doc = "The folder of the kernel files, relative to the package (\"kernels\"): " +
@@ -97,5 +106,6 @@ relay_kernel_library = rule(
     },
     toolchains = [TOOLCHAIN_TYPE],
     doc = "A library of kernels (fused primitive functions in canonical Relay text), compiled " +
-          "for the target of --//toolchains:target. Several models may share one library.",
+          "for the target of --//toolchains:target. Several models may share one library. " +
+          "Private: use the relay_kernel_library macro.",
 )

@@ -2,7 +2,8 @@
 
 load("@rules_cc//cc:defs.bzl", "cc_library")
 load(":kernel_library.bzl", "compile_kernel_action")
-load(":providers.bzl", "RelayKernelsInfo", "RelayTargetInfo")
+load(":labels.bzl", "user_label")
+load(":providers.bzl", "RelayKernelsInfo", "RelayModelSourceInfo", "RelayTargetInfo")
 load(":toolchain.bzl", "TOOLCHAIN_TYPE", "relay_toolchain_info")
 
 def _shape_flags(input_shapes):
@@ -25,6 +26,17 @@ def _relay_model_impl(ctx):
     kernels = ctx.attr.kernels[RelayKernelsInfo]
     name = ctx.attr.model_name
     model = ctx.file.model
+    if kernels.models and _model_label(ctx) not in kernels.models:
+        # Unlisted, its kernels would look unused to the library's update target, which could
+        # prune them (update_kernels.bzl, "Note on unused").
+        fail(("%s uses the kernel library %s, whose models attribute does not list it: add " +
+              "\"%s\" to its models, so that updates and pruning know the kernels it calls " +
+              "(listed now: %s)") % (
+            _model_label(ctx),
+            user_label(ctx.attr.kernels.label),
+            _model_label(ctx),
+            ", ".join(kernels.models),
+        ))
 
     # RelayPartition: the model's kernels, graph and weights. The kernel files are inputs only so
     # that relayc can tell which kernels the library has; their content does not matter here.
@@ -32,7 +44,7 @@ def _relay_model_impl(ctx):
     params = ctx.actions.declare_file(name + ".params")
     listing = ctx.actions.declare_file(name + ".kernels.txt")
     overflow = ctx.actions.declare_file(name + ".overflow.relay")
-    unused = ctx.actions.declare_file(name + ".unused.txt")
+    uncalled = ctx.actions.declare_file(name + ".uncalled.txt")
     args = ctx.actions.args()
     args.add("partition")
     args.add(model)
@@ -48,7 +60,7 @@ def _relay_model_impl(ctx):
         executable = relay.relayc,
         arguments = [args],
         inputs = [model] + ([ctx.file.params] if ctx.file.params else []) + kernel_srcs,
-        outputs = [graph, params, listing, overflow, unused],
+        outputs = [graph, params, listing, overflow, uncalled],
         mnemonic = "RelayPartition",
         progress_message = "Partitioning model %s (%s) into kernels" % (_model_label(ctx), model.short_path),
     )
@@ -96,11 +108,18 @@ def _relay_model_impl(ctx):
     ctx.actions.symlink(output = overflow_lib, target_file = overflow_obj)
     objects = depset([overflow_lib, params_obj], transitive = [kernels.objects])
     return [
+        RelayModelSourceInfo(
+            label = _model_label(ctx),
+            name = name,
+            model = model,
+            params = ctx.file.params,
+            input_shapes = ctx.attr.input_shapes,
+        ),
         DefaultInfo(files = depset([header, source, params_obj, overflow_obj])),
         OutputGroupInfo(
             hdrs = depset([header]),
             srcs = depset([source], transitive = [objects]),
-            partition = depset([graph, params, listing, overflow, unused]),
+            partition = depset([graph, params, listing, overflow, uncalled]),
             overflow = depset([overflow]),
         ),
     ]

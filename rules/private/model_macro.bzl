@@ -1,6 +1,7 @@
 """relay_model_library: the macro users call."""
 
 load("@rules_cc//cc:defs.bzl", "cc_library")
+load(":labels.bzl", "package_of", "sibling_label")
 load(":model_library.bzl", "relay_model")
 load(":update_kernels.bzl", "relay_kernels_test", "relay_update_kernels")
 
@@ -16,12 +17,14 @@ def relay_model_library(
     """A model compiled into a cc_library named `name`, with `name.h` as its header.
 
     Also defines `name.update_kernels` (bazel run: writes the kernels the model needs into the
-    kernel library's folder) and `name_kernels_test` (fails while the library lacks one).
+    kernel library's folder and reports kernel files no model of the library calls) and
+    `name_kernels_test` (fails while the library lacks one).
 
     Args:
       name: the target name, also the model's C++ name (class `relay_models::name`, `name.h`).
       model: the model file: .onnx, or .relay with `params`.
-      kernels: the relay_kernel_library with the model's kernels.
+      kernels: the relay_kernel_library with the model's kernels; when it lists its models,
+        this model must be among them.
       input_shapes: static shapes of inputs the model leaves open, {"input": "1,3,224,224"}.
       params: the weights of a .relay model (safetensors).
       visibility: of the cc_library.
@@ -44,7 +47,8 @@ def relay_model_library(
         model_name = name,
         tags = tags,
         testonly = testonly,
-        visibility = ["//visibility:private"],
+        # The library's update target reads the model's sources from here.
+        visibility = [package_of(kernels) + ":__pkg__"],
     )
     for group in ["hdrs", "srcs", "partition", "overflow"]:
         native.filegroup(
@@ -70,11 +74,9 @@ def relay_model_library(
     )
     relay_update_kernels(
         name = name + ".update_kernels",
-        model = model,
-        params = params,
-        input_shapes = input_shapes,
+        model = ":%s_relay" % name,
         kernels = kernels,
-        model_name = name,
+        library_update = sibling_label(kernels, ".update"),
         tags = tags,
         testonly = testonly,
     )

@@ -27,5 +27,19 @@ RelayKernelsInfo = provider(
         "objects": "depset of compiled kernel objects (.o), one per kernel.",
         "metadata": "depset of the kernels' metadata files (.json): symbol, arguments, flops.",
         "target": "The target the objects were compiled for.",
+        "models": "Labels (strings) of the relay_model_library targets that share the library, " +
+                  "as its `models` attribute lists them; empty when it lists none.",
+    },
+)
+
+RelayModelSourceInfo = provider(
+    doc = "What a relay_model_library partitions: enough to run `relayc partition` on it " +
+          "outside the build (update targets).",
+    fields = {
+        "label": "The model's label as users write it (the cc_library's), e.g. '//m:net'.",
+        "name": "The model's name (class and file names).",
+        "model": "The model File (.onnx or .relay).",
+        "params": "The weights File of a .relay model, or None.",
+        "input_shapes": "dict of input name -> \"d0,d1,...\", as the macro's input_shapes.",
     },
 )

@@ -6,7 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 itest_begin
 
 itest_workspace "$ITEST_TMP/ws"
-itest_kernel_package m
+itest_kernel_package m net
 itest_model m net
 flags=(--model=resnet18 --image_size=32 --width_divisor=8)
 gen_model "$WS/m/net.onnx" "${flags[@]}" --num_classes=10
@@ -19,7 +19,7 @@ expect_eq "every kernel compiled once" "$(compiled_kernels)" "$(cat "$ITEST_TMP/
 gen_model "$WS/m/net.onnx" "${flags[@]}" --num_classes=12
 must_bazel run //m:net.update_kernels
 expect_grep "update_kernels reports the kernel the model no longer uses" \
-  "kernel files in m/kernels/ that net does not use" "$ITEST_OUT"
+  "m/kernels/: 1 unused kernel files (called by no model of //m:kernels: //m:net)" "$ITEST_OUT"
 kernel_ids "$WS/m/kernels" >"$ITEST_TMP/after.txt"
 new_kernels="$(comm -13 "$ITEST_TMP/before.txt" "$ITEST_TMP/after.txt")"
 echo "new kernels: $new_kernels"

@@ -129,7 +129,7 @@ cache_zoo_workspace() {
   DISK=""
   echo "import $REPO/.bazelrc" >>"$WS/.bazelrc"
   cache_user_bazelrc
-  itest_kernel_package m
+  itest_kernel_package m "$@"
   local model shapes shape_flag
   for model in "$@"; do
     case "$model" in

@@ -5,7 +5,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 itest_begin
 
 itest_workspace "$ITEST_TMP/ws"
-itest_kernel_package m
+itest_kernel_package m net10 net12
 itest_model m net10
 itest_model m net12
 cat >>"$WS/m/BUILD" <<'EOF2'

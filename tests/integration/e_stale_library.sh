@@ -8,7 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 itest_begin
 
 itest_workspace "$ITEST_TMP/ws"
-itest_kernel_package m
+itest_kernel_package m net
 itest_model m net
 cat >>"$WS/m/BUILD" <<'EOF2'
 

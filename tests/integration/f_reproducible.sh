@@ -7,7 +7,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 itest_begin
 
 itest_workspace "$ITEST_TMP/ws"
-itest_kernel_package m
+itest_kernel_package m full stale
 itest_model m full
 itest_model m stale
 flags=(--model=resnet18 --image_size=32 --width_divisor=8)

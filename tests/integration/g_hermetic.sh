@@ -8,7 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 itest_begin
 
 itest_workspace "$ITEST_TMP/ws"
-itest_kernel_package m
+itest_kernel_package m net
 itest_model m net
 gen_model "$WS/m/net.onnx" --model=resnet18 --image_size=32 --width_divisor=8 --num_classes=10
 must_bazel run //m:net.update_kernels

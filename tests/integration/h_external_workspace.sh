@@ -1,22 +1,26 @@
 #!/bin/bash
 # h. rules_relay used from another workspace exactly as docs/rules.md tells users: WORKSPACE =
 # local_repository + rules_relay_dependencies() + rules_relay_toolchains() (relayc built from
-# rules_relay's sources), .bazelrc = the C++17 flags. The workspace builds a model and a
-# cc_binary that runs it; the binary prints the output shape. Uses the shared disk cache
+# rules_relay's sources), .bazelrc = the block docs/rules.md gives, read from it. The workspace
+# builds a model and a cc_binary that runs it; the binary prints the output shape, and no
+# sandbox debug line reaches the build's output. Uses the shared disk cache
 # (~/.cache/rules_relay/disk), so relayc compiles from source only the first time.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 itest_begin
 
 itest_workspace "$ITEST_TMP/user_ws" --source_toolchain
 DISK="$HOME/.cache/rules_relay/disk"
+# The user's .bazelrc: the block of docs/rules.md, nothing else.
+sed -n '/^# \.bazelrc$/,/^```$/p' "$REPO/docs/rules.md" | grep -v '^```$' >"$WS/.bazelrc"
+expect_eq "docs/rules.md gives the .bazelrc's flags" "$(grep -c '^build ' "$WS/.bazelrc")" 3
 mkdir -p "$WS/app/kernels"
 cat >"$WS/app/BUILD" <<'EOF2'
 load("@rules_relay//rules:defs.bzl", "relay_kernel_library", "relay_model_library")
 
 relay_kernel_library(
     name = "kernels",
-    srcs = glob(["kernels/*.relay"]),
     dir = "kernels",
+    models = [":mlp"],
 )
 
 relay_model_library(
@@ -30,6 +34,18 @@ cc_binary(
     srcs = ["main.cc"],
     deps = [":mlp"],
 )
+
+# Sandboxed actions that always run (never from a cache): one with the user's .bazelrc, one
+# with the debug trace turned back on.
+[genrule(
+    name = "probe_" + kind,
+    outs = ["probe_%s.txt" % kind],
+    cmd = "echo probe >$@",
+    tags = ["no-cache"],
+) for kind in [
+    "quiet",
+    "debug",
+]]
 EOF2
 cat >"$WS/app/main.cc" <<'EOF2'
 // A user's program: runs the model once and prints its output's shape.
@@ -77,5 +93,15 @@ expect_eq "kernels compiled by the source-built relayc" \
   "$(count_spawns RelayCompile all)"
 expect_eq "RelayCompile actions: three kernels and the overflow" "$(count_spawns RelayCompile all)" 4
 expect_no_grep "no overflow warning" "not in the kernel library" "$ITEST_OUT"
+expect_no_grep "no linux-sandbox debug line in the output" "src/main/tools/linux-sandbox" "$ITEST_OUT"
+
+# A sandboxed action that surely ran prints no trace with the documented .bazelrc; the same
+# action with the trace turned back on prints it (so the check above can fail).
+must_bazel build //app:probe_quiet
+expect_eq "the probe ran in the sandbox" "$(spawn_runners Genrule)" "linux-sandbox"
+expect_no_grep "the sandboxed probe prints no debug line" "src/main/tools/linux-sandbox" "$ITEST_OUT"
+must_bazel build //app:probe_debug --sandbox_debug
+expect_grep "with --sandbox_debug the same action prints the trace the .bazelrc silences" \
+  "src/main/tools/linux-sandbox" "$ITEST_OUT"
 
 itest_end

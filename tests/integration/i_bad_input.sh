@@ -10,7 +10,7 @@ itest_workspace "$ITEST_TMP/ws"
 
 # model_package PKG NAME MODEL_FILE SHAPES: a package with an empty library and one model.
 model_package() {
-  itest_kernel_package "$1"
+  itest_kernel_package "$1" "$2"
   cat >>"$WS/$1/BUILD" <<EOF2
 
 relay_model_library(

@@ -233,20 +233,24 @@ test --test_output=errors
 EOF
 }
 
-# itest_kernel_package PKG: PKG/BUILD with a kernel library `kernels` over PKG/kernels/ (and
-# its kernels.bzl), then whatever the caller appends. The library starts empty.
+# itest_kernel_package PKG [MODEL...]: PKG/BUILD with a kernel library `kernels` over
+# PKG/kernels/ (and its kernels.bzl) that lists MODELs (names in PKG) as the models sharing it,
+# then whatever the caller appends. The library starts empty.
 itest_kernel_package() {
-  local pkg="$WS/$1"
-  mkdir -p "$pkg/kernels"
-  [[ -f "$pkg/kernels/kernels.bzl" ]] || echo 'KERNELS = {}' >"$pkg/kernels/kernels.bzl"
-  cat >"$pkg/BUILD" <<EOF
+  local pkg="$1"
+  shift
+  local models="" m
+  for m in "$@"; do models+="\"//$pkg:$m\", "; done
+  mkdir -p "$WS/$pkg/kernels"
+  [[ -f "$WS/$pkg/kernels/kernels.bzl" ]] || echo 'KERNELS = {}' >"$WS/$pkg/kernels/kernels.bzl"
+  cat >"$WS/$pkg/BUILD" <<EOF
 load("@rules_relay//rules:defs.bzl", "relay_kernel_library", "relay_model_library")
-load("//$1:kernels/kernels.bzl", "KERNELS")
+load("//$pkg:kernels/kernels.bzl", "KERNELS")
 
 relay_kernel_library(
     name = "kernels",
-    srcs = glob(["kernels/*.relay"]),
     dir = "kernels",
+    models = [${models%, }],
     summaries = KERNELS,
 )
 EOF
