@@ -34,12 +34,6 @@ double RoundTo(DType dtype, double v) {
   return static_cast<float>(v);
 }
 
-int64_t FloorDivInt(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
 // float -> integer as x86's cvttss2si does: truncation, and the "integer indefinite" (the
 // lowest value) for NaN and out-of-range values.
 int64_t FloatToInt(DType dtype, double f) {
@@ -297,7 +291,7 @@ class Evaluator {
         }
         if (e->kind() == ExprKind::kDiv) r.i = a.i / b.i;
         if (e->kind() == ExprKind::kFloorDiv) r.i = FloorDivInt(a.i, b.i);
-        if (e->kind() == ExprKind::kFloorMod) r.i = a.i - FloorDivInt(a.i, b.i) * b.i;
+        if (e->kind() == ExprKind::kFloorMod) r.i = FloorModInt(a.i, b.i);
         return r;
       case ExprKind::kMin:
         r.i = std::min(a.i, b.i);

@@ -242,6 +242,14 @@ PrimExpr operator*(PrimExpr a, int64_t b) {
   return a * MakeConst(d, static_cast<double>(b));
 }
 PrimExpr FloorDiv(PrimExpr a, PrimExpr b) { return MakeBinary(ExprKind::kFloorDiv, a, b); }
+
+int64_t FloorDivInt(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+int64_t FloorModInt(int64_t a, int64_t b) { return a - FloorDivInt(a, b) * b; }
 PrimExpr FloorMod(PrimExpr a, PrimExpr b) { return MakeBinary(ExprKind::kFloorMod, a, b); }
 PrimExpr Min(PrimExpr a, PrimExpr b) { return MakeBinary(ExprKind::kMin, a, b); }
 PrimExpr Max(PrimExpr a, PrimExpr b) { return MakeBinary(ExprKind::kMax, a, b); }

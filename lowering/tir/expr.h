@@ -140,6 +140,11 @@ PrimExpr operator-(PrimExpr a, int64_t b);
 PrimExpr operator*(PrimExpr a, int64_t b);
 PrimExpr FloorDiv(PrimExpr a, PrimExpr b);
 PrimExpr FloorMod(PrimExpr a, PrimExpr b);
+
+// kFloorDiv and kFloorMod on constants (b != 0): the quotient rounded toward -infinity, and the
+// remainder with the divisor's sign. Every folding, bound and evaluation of them calls these.
+int64_t FloorDivInt(int64_t a, int64_t b);
+int64_t FloorModInt(int64_t a, int64_t b);
 PrimExpr Min(PrimExpr a, PrimExpr b);
 PrimExpr Max(PrimExpr a, PrimExpr b);
 

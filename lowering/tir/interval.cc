@@ -51,14 +51,6 @@ bool Less(End a, End b) {
   return a.inf == 0 && a.v < b.v;
 }
 
-int64_t FloorDivInt(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-int64_t FloorModInt(int64_t a, int64_t b) { return a - FloorDivInt(a, b) * b; }
-
 Interval DTypeRange(DType dtype) {
   switch (dtype) {
     case DType::kInt32:
@@ -237,6 +229,30 @@ Interval BoundOf(const PrimExpr& e, const VarRanges& ranges) {
     }
     default:
       return r;
+  }
+}
+
+Interval LoopVarBound(const PrimExpr& min, const PrimExpr& extent, const VarRanges& ranges) {
+  const Interval lo = BoundOf(min, ranges), ext = BoundOf(extent, ranges);
+  return {lo.min, Back(Add(Add(Hi(lo.max), Hi(ext.max)), End{0, -1}))};
+}
+
+ScopedRange::ScopedRange(VarRanges* ranges, const ExprNode* var, std::optional<Interval> range)
+    : ranges_(ranges), var_(var) {
+  auto it = ranges_->find(var);
+  if (it != ranges_->end()) saved_ = it->second;
+  if (range.has_value()) {
+    (*ranges_)[var] = *range;
+  } else {
+    ranges_->erase(var);
+  }
+}
+
+ScopedRange::~ScopedRange() {
+  if (saved_.has_value()) {
+    (*ranges_)[var_] = *saved_;
+  } else {
+    ranges_->erase(var_);
   }
 }
 

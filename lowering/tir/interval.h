@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 #include "lowering/tir/expr.h"
@@ -38,6 +39,26 @@ using VarRanges = std::unordered_map<const ExprNode*, Interval>;
 // expressions the analysis does not understand get their dtype's range. Division and modulo by
 // non-constants are bounded only by the dtype.
 Interval BoundOf(const PrimExpr& e, const VarRanges& ranges);
+
+// The values a loop variable takes: from the least `min` to the greatest `min + extent - 1`,
+// unbounded above when `min` or `extent` is. Every pass and code generator that tracks loop
+// variables takes their ranges from here.
+Interval LoopVarBound(const PrimExpr& min, const PrimExpr& extent, const VarRanges& ranges);
+
+// Gives `var` the range `range` in `ranges` for as long as it lives (none: unbounded), then puts
+// back what was there: the binding of a loop or let variable while its body is walked.
+class ScopedRange {
+ public:
+  ScopedRange(VarRanges* ranges, const ExprNode* var, std::optional<Interval> range);
+  ~ScopedRange();
+  ScopedRange(const ScopedRange&) = delete;
+  ScopedRange& operator=(const ScopedRange&) = delete;
+
+ private:
+  VarRanges* ranges_;
+  const ExprNode* var_;
+  std::optional<Interval> saved_;
+};
 
 }  // namespace relay::tir
 

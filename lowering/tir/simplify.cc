@@ -12,14 +12,6 @@
 namespace relay::tir {
 namespace {
 
-int64_t FloorDivInt(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-int64_t FloorModInt(int64_t a, int64_t b) { return a - FloorDivInt(a, b) * b; }
-
 bool ConstInt(const PrimExpr& e, int64_t* v) {
   if (e->kind() != ExprKind::kIntImm) return false;
   *v = e->int_value();
@@ -667,18 +659,11 @@ Stmt Simplifier::StmtOf(const Stmt& s) {
       if (known && n == 1 && !(bound && UsesBlockSharing(s->body()))) {
         return StmtOf(Substitute(s->body(), VarMap{{s->loop_var().get(), min}}));
       }
-      const ExprNode* var = s->loop_var().get();
-      auto saved = ranges_.find(var) == ranges_.end() ? Interval::Everything() : ranges_[var];
-      if (known) {
-        ranges_[var] = {m, m + n - 1};
-      } else {
-        Interval lo = Bound(min), ext = Bound(extent);
-        ranges_[var] = {lo.min, (lo.max == Interval::kPosInf || ext.max == Interval::kPosInf)
-                                    ? Interval::kPosInf
-                                    : lo.max + ext.max - 1};
+      Stmt body;
+      {
+        ScopedRange in_loop(&ranges_, s->loop_var().get(), LoopVarBound(min, extent, ranges_));
+        body = StmtOf(s->body());
       }
-      Stmt body = StmtOf(s->body());
-      ranges_[var] = saved;
       if (IsNoOp(body)) return MakeSeq({});
       if (min == s->min() && extent == s->extent() && body == s->body()) return s;
       return MakeFor(s->loop_var(), min, extent, s->for_kind(), body);
@@ -736,10 +721,11 @@ Stmt Simplifier::StmtOf(const Stmt& s) {
       if (value->is_const() || value->kind() == ExprKind::kVar) {
         return StmtOf(Substitute(s->body(), VarMap{{s->loop_var().get(), value}}));
       }
-      const ExprNode* var = s->loop_var().get();
-      ranges_[var] = Bound(value);
-      Stmt body = StmtOf(s->body());
-      ranges_.erase(var);
+      Stmt body;
+      {
+        ScopedRange in_let(&ranges_, s->loop_var().get(), Bound(value));
+        body = StmtOf(s->body());
+      }
       if (IsNoOp(body)) return body;
       if (value == s->value() && body == s->body()) return s;
       return MakeLetStmt(s->loop_var(), value, body);

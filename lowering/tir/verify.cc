@@ -314,12 +314,7 @@ class Verifier {
         }
         Bind(s->loop_var());
         const ExprNode* v = s->loop_var().get();
-        Interval lo = BoundOf(s->min(), ranges_), ext = BoundOf(s->extent(), ranges_);
-        Interval r{lo.min, Interval::kPosInf};
-        if (lo.max != Interval::kPosInf && ext.max != Interval::kPosInf) {
-          r.max = lo.max + ext.max - 1;
-        }
-        ranges_[v] = r;
+        ranges_[v] = LoopVarBound(s->min(), s->extent(), ranges_);
         loop_vars_.insert(v);
         const bool block = s->for_kind() == ForKind::kBlockIdx;
         const bool thread = s->for_kind() == ForKind::kThreadIdx;
