@@ -22,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "lowering/codegen/llvm/jit.h"
+#include "lowering/codegen/llvm/target_machine.h"
 #include "lowering/compile/compile.h"
 #include "lowering/interp/interpreter.h"
 #include "lowering/ir/op.h"
@@ -29,6 +30,7 @@
 #include "lowering/ir/type_infer.h"
 #include "lowering/passes/expr_util.h"
 #include "lowering/passes/partition.h"
+#include "lowering/target/target.h"
 #include "lowering/topi/topi_test_util.h"
 #include "runtime/relay_runtime.h"
 
@@ -176,13 +178,12 @@ std::string Check(const Case& c, const std::string& target, const std::string& s
 
 // The best target this machine runs, besides the portable baseline.
 std::vector<std::string> Targets() {
-  __builtin_cpu_init();
   std::vector<std::string> targets = {"x86-64"};
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")) {
-    targets.push_back("x86-64-avx512");
-  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    targets.push_back("x86-64-avx2");
+  for (const char* best : {"x86-64-avx512", "x86-64-avx2"}) {
+    if (codegen::MissingHostFeatures(*ParseTarget(best)).empty()) {
+      targets.push_back(best);
+      break;
+    }
   }
   return targets;
 }

@@ -13,12 +13,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/Host.h"
 #include "lowering/assemble/assemble.h"
 #include "lowering/assemble/kernel_meta.h"
 #include "lowering/assemble/memory_plan.h"
 #include "lowering/codegen/llvm/jit.h"
+#include "lowering/codegen/llvm/target_machine.h"
 #include "lowering/compile/compile.h"
 #include "lowering/ir/dtype.h"
 #include "lowering/passes/graph_json.h"
@@ -58,19 +57,6 @@ std::string TypeText(const ir::Shape& shape, ir::DType dtype) {
   return ir::TypeToString(ir::Type::Tensor(shape, dtype));
 }
 
-// Whether this machine runs code that uses the x86 `feature` (LLVM's name, without '+'), as
-// LLVM's host detection reports it (cpuid and the OS's saved register state). Features it
-// cannot tell about count as present: LLVM then reports what it cannot run.
-bool HostHasFeature(const std::string& feature) {
-  static const llvm::StringMap<bool>* const host = [] {
-    auto* features = new llvm::StringMap<bool>();
-    if (!llvm::sys::getHostCPUFeatures(*features)) features->clear();
-    return features;
-  }();
-  auto it = host->find(feature);
-  return it == host->end() || it->second;
-}
-
 // Kernels for `target_name` run here: a CPU target whose features this machine has. Checked
 // before anything compiles, so that an impossible run fails at once and never executes an
 // instruction the CPU lacks.
@@ -82,11 +68,7 @@ absl::Status CheckRunsHere(const std::string& target_name) {
         "' is not a CPU target: the in-process JIT runs CPU kernels only (build GPU kernels with "
         "relayc compile and an assembled model)"));
   }
-  std::vector<std::string> missing;
-  for (absl::string_view f : absl::StrSplit(target.features, ',', absl::SkipEmpty())) {
-    const std::string name(f.substr(f[0] == '+' ? 1 : 0));
-    if (!HostHasFeature(name)) missing.push_back(name);
-  }
+  const std::vector<std::string> missing = codegen::MissingHostFeatures(target);
   if (!missing.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("target '", target_name, "' needs ", absl::StrJoin(missing, ", "),

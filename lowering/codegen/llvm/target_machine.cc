@@ -5,8 +5,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CodeGen.h"
+#include "llvm/Support/Host.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -53,6 +56,21 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const T
                      target.cpu, "'"));
   }
   return tm;
+}
+
+std::vector<std::string> MissingHostFeatures(const Target& target) {
+  static const llvm::StringMap<bool>* const host = [] {
+    auto* features = new llvm::StringMap<bool>();
+    if (!llvm::sys::getHostCPUFeatures(*features)) features->clear();
+    return features;
+  }();
+  std::vector<std::string> missing;
+  for (absl::string_view f : absl::StrSplit(target.features, ',', absl::SkipEmpty())) {
+    const std::string name(f.substr(f[0] == '+' ? 1 : 0));
+    auto it = host->find(name);
+    if (it != host->end() && !it->second) missing.push_back(name);
+  }
+  return missing;
 }
 
 }  // namespace relay::codegen

@@ -7,6 +7,8 @@
 #define RULES_RELAY_LOWERING_CODEGEN_LLVM_TARGET_MACHINE_H_
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "lowering/target/target.h"
@@ -26,6 +28,12 @@ void InitializeLlvm();
 // floating-point contraction or fast-math (results must match the reference interpreter).
 // Errors: InvalidArgument for a non-CPU target or a triple LLVM does not know.
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const Target& target);
+
+// The features of CPU `target` (LLVM's names, without '+') that this machine lacks, as LLVM's
+// host detection tells (cpuid and the OS's saved register state): empty when it runs the
+// target's code. Features the detection cannot tell about count as present. The one place that
+// asks what this machine runs (the JIT before it runs anything, tests choosing their targets).
+std::vector<std::string> MissingHostFeatures(const Target& target);
 
 }  // namespace relay::codegen
 

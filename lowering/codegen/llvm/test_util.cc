@@ -1,6 +1,7 @@
 #include "lowering/codegen/llvm/test_util.h"
 
 #include "lowering/codegen/llvm/codegen_llvm.h"
+#include "lowering/codegen/llvm/target_machine.h"
 #include "lowering/support/status_macros.h"
 
 namespace relay::codegen::testing {
@@ -15,16 +16,7 @@ absl::StatusOr<LoadedKernel> CompileAndLoad(const tir::PrimFunc& func, const Tar
 }
 
 bool HostSupports(const Target& target) {
-  __builtin_cpu_init();
-  if (target.name == "x86-64") return true;
-  if (target.name == "x86-64-avx2") {
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }
-  if (target.name == "x86-64-avx512") {
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
-  }
-  return false;
+  return target.kind == Target::Kind::kCpu && MissingHostFeatures(target).empty();
 }
 
 }  // namespace relay::codegen::testing
