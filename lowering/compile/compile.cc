@@ -36,16 +36,6 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// "k_" + 20 lowercase hex digits (passes::KernelId).
-bool IsKernelId(const std::string& s) {
-  if (s.size() != 22 || s.compare(0, 2, "k_") != 0) return false;
-  for (size_t i = 2; i < s.size(); ++i) {
-    const char c = s[i];
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
-
 // `status` with its message naming kernel `id` (prefixed unless the message already names it,
 // as located errors "k_<id>.relay:3:4: error: ..." do).
 absl::Status WithKernel(const absl::Status& status, const std::string& id) {
@@ -90,10 +80,7 @@ absl::StatusOr<LoweredKernel> Lower(const std::string& text, const std::string& 
   absl::StatusOr<Target> target = ParseTarget(options.target);
   if (!target.ok()) return WithKernel(target.status(), k.id);
   k.target = *target;
-  if (options.strategy != "naive" && options.strategy != "default") {
-    return absl::InvalidArgumentError(absl::StrCat("kernel ", k.id, ": unknown schedule strategy '",
-                                                   options.strategy, "' (known: naive, default)"));
-  }
+  RETURN_IF_ERROR(WithKernel(CheckStrategy(options.strategy), k.id));
 
   absl::StatusOr<ir::Function> fn = ir::ParseKernel(text, base);
   if (!fn.ok()) return WithKernel(fn.status(), k.id);

@@ -13,6 +13,7 @@
 #include "lowering/support/check.h"
 #include "lowering/support/sha256.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/target/target.h"
 
 namespace relay::passes {
 namespace {
@@ -190,7 +191,8 @@ std::string CanonicalKernelText(const ir::FunctionNode& fn) {
 }
 
 std::string KernelId(const std::string& canonical_text) {
-  return absl::StrCat("k_", support::Sha256Hex(canonical_text).substr(0, 20));
+  return absl::StrCat(kKernelIdPrefix,
+                      support::Sha256Hex(canonical_text).substr(0, kKernelIdHexDigits));
 }
 
 absl::StatusOr<PartitionedModel> Partition(const Model& fused) { return Partitioner(fused).Run(); }

@@ -754,10 +754,7 @@ class DefaultStrategy {
 absl::StatusOr<std::unique_ptr<Schedule>> MakeSchedule(const te::LoweredKernel& kernel,
                                                        const std::string& strategy,
                                                        const Target& target) {
-  if (strategy != "naive" && strategy != "default") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown schedule strategy '", strategy, "' (known: default, naive)"));
-  }
+  RETURN_IF_ERROR(CheckStrategy(strategy));
   auto schedule = std::make_unique<Schedule>(kernel.outputs);
   if (strategy == "naive") return schedule;
   if (target.kind == Target::Kind::kCuda) {

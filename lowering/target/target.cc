@@ -2,49 +2,138 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
 namespace relay {
+namespace {
+
+constexpr char kHostTriple[] = "x86_64-unknown-linux-gnu";
+
+// Every target, the portable default first.
+const std::vector<Target>& Targets() {
+  static const std::vector<Target>* const targets = [] {
+    auto* t = new std::vector<Target>();
+    auto cpu = [&](const char* name, const char* description, const char* llvm_cpu,
+                   const char* features, int vector_bits) {
+      Target x;
+      x.name = name;
+      x.description = description;
+      x.triple = kHostTriple;
+      x.cpu = llvm_cpu;
+      x.features = features;
+      x.vector_bits = vector_bits;
+      t->push_back(x);
+    };
+    // NVIDIA GPUs through CUDA C and nvcc. Both CUDA targets name the same fatbin contents (SASS
+    // for sm_80 and sm_90, PTX for compute_90): the name says which GPU the schedules are for.
+    auto cuda = [&](const char* name, const char* description, int arch) {
+      Target x;
+      x.name = name;
+      x.kind = Target::Kind::kCuda;
+      x.description = description;
+      x.triple = kHostTriple;
+      x.cpu = "x86-64";
+      x.cuda_arch = arch;
+      x.cuda_archs = {80, 90};
+      t->push_back(x);
+    };
+    cpu("x86-64", "portable x86-64 (SSE2): runs on every x86-64 machine", "x86-64", "", 128);
+    cpu("x86-64-avx2", "x86-64 with AVX2, FMA and F16C (Haswell and later)", "haswell",
+        "+avx2,+fma,+f16c", 256);
+    cpu("x86-64-avx512", "x86-64 with AVX-512 F/VL/BW/DQ (Skylake-SP and later)", "skylake-avx512",
+        "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+fma,+f16c", 512);
+    cuda("cuda-sm80", "NVIDIA GPUs from the A100 (sm_80), through nvcc", 80);
+    cuda("cuda-sm90", "NVIDIA GPUs from the H100/H200 (sm_90), through nvcc", 90);
+    return t;
+  }();
+  return *targets;
+}
+
+std::string StarlarkList(const std::vector<std::string>& items) {
+  std::vector<std::string> quoted;
+  for (const std::string& s : items) quoted.push_back(absl::StrCat("\"", s, "\""));
+  return absl::StrCat("[", absl::StrJoin(quoted, ", "), "]");
+}
+
+}  // namespace
 
 std::vector<std::string> KnownTargets() {
-  return {"x86-64", "x86-64-avx2", "x86-64-avx512", "cuda-sm80", "cuda-sm90"};
+  std::vector<std::string> names;
+  for (const Target& t : Targets()) names.push_back(t.name);
+  return names;
 }
 
 absl::StatusOr<Target> ParseTarget(const std::string& name) {
-  Target t;
-  t.name = name;
-  t.triple = "x86_64-unknown-linux-gnu";
-  if (name == "x86-64") {
-    // The portable baseline: SSE2 only, runs on every x86-64 machine.
-    t.cpu = "x86-64";
-    t.features = "";
-    t.vector_bits = 128;
-    return t;
-  }
-  if (name == "x86-64-avx2") {
-    t.cpu = "haswell";
-    t.features = "+avx2,+fma,+f16c";
-    t.vector_bits = 256;
-    return t;
-  }
-  if (name == "x86-64-avx512") {
-    t.cpu = "skylake-avx512";
-    t.features = "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+fma,+f16c";
-    t.vector_bits = 512;
-    return t;
-  }
-  if (name == "cuda-sm80" || name == "cuda-sm90") {
-    // NVIDIA GPUs through CUDA C and nvcc. Both name the same fatbin contents (SASS for sm_80
-    // and sm_90, PTX for compute_90): the name says which GPU the schedules are meant for.
-    t.kind = Target::Kind::kCuda;
-    t.cpu = "x86-64";
-    t.features = "";
-    t.cuda_arch = name == "cuda-sm80" ? 80 : 90;
-    t.cuda_archs = {80, 90};
-    return t;
+  for (const Target& t : Targets()) {
+    if (t.name == name) return t;
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown target '", name, "' (known: ", absl::StrJoin(KnownTargets(), ", "), ")"));
+}
+
+const std::vector<std::string>& KnownStrategies() {
+  static const std::vector<std::string>* const strategies =
+      new std::vector<std::string>{"naive", "default"};
+  return *strategies;
+}
+
+absl::Status CheckStrategy(const std::string& strategy) {
+  for (const std::string& s : KnownStrategies()) {
+    if (s == strategy) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown schedule strategy '", strategy,
+                   "' (known: ", absl::StrJoin(KnownStrategies(), ", "), ")"));
+}
+
+bool IsKernelId(const std::string& s) {
+  const size_t prefix = sizeof(kKernelIdPrefix) - 1;
+  if (s.size() != prefix + kKernelIdHexDigits || s.compare(0, prefix, kKernelIdPrefix) != 0) {
+    return false;
+  }
+  for (size_t i = prefix; i < s.size(); ++i) {
+    const char c = s[i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+std::string TargetTable() {
+  std::string out = "targets (--target; the first is the default):\n";
+  for (const Target& t : Targets()) {
+    const std::string detail =
+        t.kind == Target::Kind::kCuda
+            ? absl::StrCat("cuda  sm_", t.cuda_arch)
+            : absl::StrCat("cpu   ", t.vector_bits, "-bit vectors, cpu ", t.cpu,
+                           t.features.empty() ? "" : absl::StrCat(" ", t.features));
+    absl::StrAppendFormat(&out, "  %-14s %s\n  %-14s %s\n", t.name, t.description, "", detail);
+  }
+  absl::StrAppend(
+      &out, "schedule strategies (--schedule): ", absl::StrJoin(KnownStrategies(), ", "), "\n");
+  absl::StrAppend(&out, "kernel ids: ", kKernelIdPrefix, " + the first ", kKernelIdHexDigits,
+                  " hex digits of the SHA-256 of the kernel's canonical text\n");
+  return out;
+}
+
+std::string TargetTableBzl() {
+  std::string out =
+      "\"\"\"Generated by `relayc targets --bzl` from lowering/target/target.cc: do not edit.\n\n"
+      "What keys a compiled kernel besides its text: the targets, the schedule strategies and the\n"
+      "form of a kernel id. //toolchains:targets_bzl_test fails while this file is stale.\n"
+      "\"\"\"\n\n";
+  absl::StrAppend(&out, "# Target name -> kind (\"cpu\" or \"cuda\"); the first is the default.\n");
+  absl::StrAppend(&out, "TARGETS = {\n");
+  for (const Target& t : Targets()) {
+    absl::StrAppend(&out, "    \"", t.name, "\": \"",
+                    t.kind == Target::Kind::kCuda ? "cuda" : "cpu", "\",\n");
+  }
+  absl::StrAppend(&out, "}\n\n");
+  absl::StrAppend(&out, "DEFAULT_TARGET = \"", Targets()[0].name, "\"\n\n");
+  absl::StrAppend(&out, "STRATEGIES = ", StarlarkList(KnownStrategies()), "\n\n");
+  absl::StrAppend(&out, "KERNEL_ID_PREFIX = \"", kKernelIdPrefix, "\"\n\n");
+  absl::StrAppend(&out, "KERNEL_ID_HEX_DIGITS = ", kKernelIdHexDigits, "\n");
+  return out;
 }
 
 }  // namespace relay

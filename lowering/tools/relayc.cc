@@ -52,6 +52,7 @@
 #include "lowering/ir/text/printer.h"
 #include "lowering/ir/type_infer.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/target/target.h"
 #include "lowering/tools/compile_command.h"
 #include "lowering/tools/inputs.h"
 #include "lowering/tools/partition_command.h"
@@ -78,8 +79,7 @@ ABSL_FLAG(std::string, dump_ir_after, "",
           "partition/kernels: print the module after this pass (or 'all') to stderr");
 ABSL_FLAG(bool, time_passes, false, "partition/kernels: print each pass's time to stderr");
 ABSL_FLAG(std::string, target, "x86-64",
-          "compile/tir/run: the target (x86-64, x86-64-avx2, x86-64-avx512, cuda-sm80, "
-          "cuda-sm90)");
+          "compile/tir/run: the target (`relayc targets` lists them)");
 ABSL_FLAG(std::string, nvcc, "",
           "compile/cuda: the CUDA Toolkit's nvcc for cuda-* targets (default: $CUDA_PATH/bin/nvcc, "
           "else /usr/local/cuda/bin/nvcc)");
@@ -94,6 +94,7 @@ ABSL_FLAG(std::string, llvm_version, "",
 ABSL_FLAG(std::string, metadata, "", "compile: where K.json goes (default: next to -o)");
 ABSL_FLAG(std::string, overflow_warning, "",
           "compile: for an overflow file, the update command a warning names");
+ABSL_FLAG(bool, bzl, false, "targets: print the table as Starlark (rules/private/targets.bzl)");
 ABSL_FLAG(std::string, params, "",
           "import: where to write the weights; check/interpret: the weights of a .relay FILE "
           "(safetensors)");
@@ -127,10 +128,10 @@ Commands:
                     [--name NAME]: the model's C++ library: OUT/NAME.h, NAME.cc (the executor
                     with its static memory plan) and NAME_params.o (the weights)
   te K.relay        print a kernel's tensor-expression compute (no schedule)
-  tir K.relay       print a kernel's loop IR   --target T  --schedule naive|default
+  tir K.relay       print a kernel's loop IR   --target T  --schedule S
   cuda K.relay      print a kernel's CUDA C (--target cuda-sm80|cuda-sm90, default cuda-sm90)
   compile K.relay -o K.o   compile a kernel to an object and K.json (symbol, args, flops)
-      --target x86-64|x86-64-avx2|x86-64-avx512|cuda-sm80|cuda-sm90   --schedule naive|default
+      --target T (relayc targets lists them)   --schedule naive|default
       --nvcc PATH   for cuda-* targets (default: $CUDA_PATH/bin/nvcc, /usr/local/cuda/bin/nvcc)
       --metadata K.json   --llvm_version V (checked against the LLVM relayc links)
       An overflow file (several kernels) compiles with -o NAME.a to an archive.
@@ -141,6 +142,8 @@ Commands:
       --threads N       the runtime's thread count (default: $RELAY_NUM_THREADS, else CPUs)
       --repeat N        run N times; print the median and minimum time
       --nokernel_cache  compile every kernel; neither read nor write the cache
+  targets           the compilation targets, schedule strategies and the kernel id form
+      --bzl             ... as Starlark, the rules' rules/private/targets.bzl
   cache ls|clear    list (id, target, schedule, bytes, ops; stale and damaged marked) or remove
                     the entries of relayc run's kernel cache: $RELAY_CACHE_DIR, else
                     ~/.cache/relayc/kernels (one folder per relayc version)
@@ -186,6 +189,7 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
        {"input", "random_inputs", "output_dir", "input_shape", "params", "target", "schedule",
         "threads", "repeat", "kernel_cache"}},
       {"cache", {}},
+      {"targets", {"bzl"}},
       {"help", {}},
   };
   return *flags;
@@ -193,7 +197,7 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
 
 bool IsBoolFlag(const std::string& name) {
   return name == "in_place" || name == "random_inputs" || name == "write_kernels" ||
-         name == "time_passes" || name == "kernel_cache";
+         name == "time_passes" || name == "kernel_cache" || name == "bzl";
 }
 
 // What the pre-scan of argv found.
@@ -392,6 +396,11 @@ int Main(int argc, char** argv) {
   std::vector<char*> positional =
       absl::ParseCommandLine(static_cast<int>(absl_argv.size()), absl_argv.data());
   // positional[0] is the program, [1] the command.
+  if (cl.command == "targets") {
+    if (positional.size() != 2) UsageError("'relayc targets' takes no FILE");
+    std::fputs((absl::GetFlag(FLAGS_bzl) ? TargetTableBzl() : TargetTable()).c_str(), stdout);
+    return 0;
+  }
   if (positional.size() != 3) {
     UsageError(absl::StrCat("'relayc ", cl.command, "' takes exactly one FILE, got ",
                             positional.size() - 2));

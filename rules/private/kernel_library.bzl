@@ -5,6 +5,7 @@ and adds its update target.
 """
 
 load(":providers.bzl", "RelayKernelsInfo", "RelayTargetInfo")
+load(":targets.bzl", "KERNEL_ID_HEX_DIGITS", "KERNEL_ID_PREFIX", "TARGETS")
 load(":toolchain.bzl", "TOOLCHAIN_TYPE", "relay_toolchain_info")
 
 _HEX = "0123456789abcdef"
@@ -12,12 +13,13 @@ _HEX = "0123456789abcdef"
 def kernel_id(file):
     """The kernel id of a kernel file, or None if its name is not k_<20 hex digits>.relay."""
     name = file.basename
-    if not name.endswith(".relay") or not name.startswith("k_") or len(name) != 28:
+    id_length = len(KERNEL_ID_PREFIX) + KERNEL_ID_HEX_DIGITS
+    if not name.endswith(".relay") or not name.startswith(KERNEL_ID_PREFIX) or len(name) != id_length + len(".relay"):
         return None
-    for c in name[2:22].elems():
+    for c in name[len(KERNEL_ID_PREFIX):id_length].elems():
         if c not in _HEX:
             return None
-    return name[:22]
+    return name[:id_length]
 
 def compile_kernel_action(ctx, relay, target, src, obj, meta, summary, warn_label = None):
     """Declares the RelayCompile action of one kernel file (or an overflow file).
@@ -31,7 +33,7 @@ def compile_kernel_action(ctx, relay, target, src, obj, meta, summary, warn_labe
         args.add("--overflow_warning", warn_label)
     args.add("--target", target)
     args.add("--llvm_version", relay.llvm_version)
-    if target.startswith("cuda-") and relay.nvcc:
+    if TARGETS[target] == "cuda" and relay.nvcc:
         args.add("--nvcc", relay.nvcc)
     args.add("--metadata", meta)
     args.add("-o", obj)

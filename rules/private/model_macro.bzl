@@ -3,6 +3,7 @@
 load("@rules_cc//cc:defs.bzl", "cc_library")
 load(":labels.bzl", "package_of", "sibling_label")
 load(":model_library.bzl", "relay_model")
+load(":target.bzl", "CUDA_TARGETS", "target_setting")
 load(":update_kernels.bzl", "relay_kernels_test", "relay_update_kernels")
 
 def relay_model_library(
@@ -63,11 +64,10 @@ def relay_model_library(
         srcs = [":%s_srcs" % name],
         hdrs = [":%s_hdrs" % name],
         # CUDA kernels and executors call the CUDA runtime (which loads the driver itself).
-        deps = [Label("//runtime")] + select({
-            str(Label("//toolchains:cuda_sm80")): [Label("//runtime/cuda")],
-            str(Label("//toolchains:cuda_sm90")): [Label("//runtime/cuda")],
-            "//conditions:default": [],
-        }),
+        deps = [Label("//runtime")] + select(dict(
+            [(str(Label("//toolchains:" + target_setting(t))), [Label("//runtime/cuda")]) for t in CUDA_TARGETS] +
+            [("//conditions:default", [])],
+        )),
         visibility = visibility,
         tags = tags,
         **kwargs

@@ -1,10 +1,18 @@
 """The target build setting: --//toolchains:target=x86-64-avx2 (or cuda-sm90, docs/cuda.md)."""
 
 load(":providers.bzl", "RelayTargetInfo")
+load(":targets.bzl", "TARGETS")
 
-# The CUDA targets compile kernels with the CUDA Toolkit's nvcc (relayc finds it in $CUDA_PATH
-# or /usr/local/cuda), into objects that need //runtime/cuda and a GPU at run time.
-KNOWN_TARGETS = ["x86-64", "x86-64-avx2", "x86-64-avx512", "cuda-sm80", "cuda-sm90"]
+# The table of lowering/target/target.cc (`relayc targets`). The CUDA targets compile kernels
+# with the CUDA Toolkit's nvcc (relayc finds it in $CUDA_PATH or /usr/local/cuda), into objects
+# that need //runtime/cuda and a GPU at run time.
+KNOWN_TARGETS = list(TARGETS.keys())
+
+CUDA_TARGETS = [name for name, kind in TARGETS.items() if kind == "cuda"]
+
+def target_setting(target):
+    """The config_setting in //toolchains that matches `target`: cuda-sm90 -> cuda_sm90."""
+    return target.replace("-", "_")
 
 def _relay_target_impl(ctx):
     value = ctx.build_setting_value
