@@ -1,8 +1,6 @@
 #include "lowering/pipeline.h"
 
-#include <chrono>
 #include <functional>
-#include <iostream>
 
 #include "lowering/ir/text/printer.h"
 #include "lowering/ir/type_infer.h"
@@ -17,26 +15,23 @@ namespace {
 
 using passes::Model;
 
-// Runs one pass, re-infers types, and dumps/times as asked.
+// Runs one pass and re-infers types, timed and dumped as asked.
 absl::StatusOr<Model> Step(const std::string& name,
                            const std::function<absl::StatusOr<Model>(const Model&)>& pass,
                            const Model& in, const PipelineOptions& options) {
-  std::ostream& dump = options.dump != nullptr ? *options.dump : std::cerr;
-  const auto start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(Model out, pass(in));
-  RETURN_IF_ERROR(ir::InferTypes(out.module));
-  if (options.time_passes) {
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    dump << "pass " << name << ": " << ms << " ms\n";
-  }
-  if (options.dump_ir_after == name || options.dump_ir_after == "all") {
-    ir::PrintOptions print;
-    print.show_types = true;
-    print.show_metadata = false;  // A model's weights would bury the graph.
-    dump << "// after " << name << "\n" << ir::PrintModule(out.module, print) << "\n";
-  }
-  return out;
+  return RunStep<Model>(
+      name, options,
+      [&]() -> absl::StatusOr<Model> {
+        ASSIGN_OR_RETURN(Model out, pass(in));
+        RETURN_IF_ERROR(ir::InferTypes(out.module));
+        return out;
+      },
+      [](const Model& out) {
+        ir::PrintOptions print;
+        print.show_types = true;
+        print.show_metadata = false;  // A model's weights would bury the graph.
+        return ir::PrintModule(out.module, print);
+      });
 }
 
 }  // namespace

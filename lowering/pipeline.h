@@ -2,6 +2,8 @@
 #ifndef RULES_RELAY_LOWERING_PIPELINE_H_
 #define RULES_RELAY_LOWERING_PIPELINE_H_
 
+#include <chrono>
+#include <iostream>
 #include <ostream>
 #include <string>
 
@@ -21,6 +23,28 @@ struct PipelineOptions {
   std::ostream* dump = nullptr;  // std::cerr when null
   passes::FuseOptions fuse;
 };
+
+// One step of a pipeline: runs `step`, then reports as `options` ask: its wall time ("pass
+// NAME: T ms") and, when NAME (or "all") is to be dumped, "// after NAME" and `print(result)`.
+// The graph half (OptimizeGraph) and the kernel half (kernel_pipeline.h) run every step
+// through it, so both halves dump and time alike.
+template <typename T, typename Step, typename Print>
+absl::StatusOr<T> RunStep(const std::string& name, const PipelineOptions& options, Step step,
+                          Print print) {
+  std::ostream& dump = options.dump != nullptr ? *options.dump : std::cerr;
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<T> result = step();
+  if (!result.ok()) return result;
+  if (options.time_passes) {
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    dump << "pass " << name << ": " << ms << " ms\n";
+  }
+  if (options.dump_ir_after == name || options.dump_ir_after == "all") {
+    dump << "// after " << name << "\n" << print(*result) << "\n";
+  }
+  return result;
+}
 
 // Graph-level optimisation, in this order, with type inference after every rewrite:
 //   InferTypes -> LiftConstants -> EliminateDeadCode -> FoldConstants -> SimplifyInference

@@ -10,7 +10,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "lowering/codegen/cuda/cuda_object.h"
 #include "lowering/codegen/cuda/nvcc.h"
 #include "lowering/codegen/llvm/codegen_llvm.h"
 #include "lowering/io/file.h"
@@ -18,10 +17,10 @@
 #include "lowering/ir/module.h"
 #include "lowering/ir/text/parser.h"
 #include "lowering/ir/type_infer.h"
+#include "lowering/kernel_pipeline.h"
 #include "lowering/passes/expr_util.h"
 #include "lowering/passes/flops.h"
 #include "lowering/passes/partition.h"
-#include "lowering/schedule/lower_kernel.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/target/target.h"
 #include "nlohmann/json.hpp"
@@ -60,7 +59,8 @@ struct LoweredKernel {
   tir::PrimFunc func;
 };
 
-absl::StatusOr<LoweredKernel> Lower(const std::string& text, const std::string& file_name,
+// Steps 1-3: the kernel's id, function (typed) and target; `func` is left empty.
+absl::StatusOr<LoweredKernel> Parse(const std::string& text, const std::string& file_name,
                                     const CompileOptions& options) {
   LoweredKernel k;
   const std::string base = BaseName(file_name);
@@ -86,11 +86,6 @@ absl::StatusOr<LoweredKernel> Lower(const std::string& text, const std::string& 
   if (!fn.ok()) return WithKernel(fn.status(), k.id);
   k.function = *fn;
   RETURN_IF_ERROR(WithKernel(ir::InferTypes(ir::Module({{"main", k.function}}, base)), k.id));
-
-  absl::StatusOr<tir::PrimFunc> func =
-      schedule::LowerKernel(*k.function, k.id, options.strategy, k.target);
-  if (!func.ok()) return WithKernel(func.status(), k.id);
-  k.func = *std::move(func);
   return k;
 }
 
@@ -153,36 +148,36 @@ absl::StatusOr<std::string> Metadata(const LoweredKernel& k, const CompileOption
 
 absl::StatusOr<tir::PrimFunc> LowerKernelText(const std::string& text, const std::string& file_name,
                                               const CompileOptions& options) {
-  ASSIGN_OR_RETURN(LoweredKernel k, Lower(text, file_name, options));
-  return std::move(k.func);
+  ASSIGN_OR_RETURN(LoweredKernel k, Parse(text, file_name, options));
+  absl::StatusOr<tir::PrimFunc> func =
+      LowerKernel(*k.function, k.id, options.strategy, k.target, options.pipeline);
+  return func.ok() ? func : WithKernel(func.status(), k.id);
 }
 
 absl::StatusOr<CompiledKernel> CompileKernelText(const std::string& text,
                                                  const std::string& file_name,
                                                  const CompileOptions& options) {
-  ASSIGN_OR_RETURN(LoweredKernel k, Lower(text, file_name, options));
-  CompiledKernel out;
-  out.id = k.id;
-  if (k.target.kind == Target::Kind::kCuda) {
-    absl::StatusOr<std::string> nvcc = codegen::FindNvcc(options.nvcc);
-    if (!nvcc.ok()) return WithKernel(nvcc.status(), k.id);
-    CudaInfo cuda;
-    absl::StatusOr<std::string> version = codegen::NvccVersion(*nvcc);
+  ASSIGN_OR_RETURN(LoweredKernel k, Parse(text, file_name, options));
+  std::string nvcc;
+  CudaInfo cuda;
+  const bool is_cuda = k.target.kind == Target::Kind::kCuda;
+  if (is_cuda) {
+    absl::StatusOr<std::string> found = codegen::FindNvcc(options.nvcc);
+    if (!found.ok()) return WithKernel(found.status(), k.id);
+    nvcc = *found;
+    absl::StatusOr<std::string> version = codegen::NvccVersion(nvcc);
     if (!version.ok()) return WithKernel(version.status(), k.id);
     cuda.nvcc_version = *version;
-    absl::StatusOr<codegen::CudaObject> object =
-        codegen::CompileToCudaObject(k.func, k.target, *nvcc);
-    if (!object.ok()) return WithKernel(object.status(), k.id);
-    cuda.launches = object->kernel.launches;
-    out.object = std::move(object->object);
-    ASSIGN_OR_RETURN(out.metadata, Metadata(k, options, &cuda));
-    out.func = std::move(k.func);
-    return out;
   }
-  absl::StatusOr<std::string> object = codegen::CompileToObject(k.func, k.target);
-  if (!object.ok()) return WithKernel(object.status(), k.id);
-  out.object = *std::move(object);
-  ASSIGN_OR_RETURN(out.metadata, Metadata(k, options));
+  absl::StatusOr<KernelObject> compiled =
+      CompileKernel(*k.function, k.id, options.strategy, k.target, nvcc, options.pipeline);
+  if (!compiled.ok()) return WithKernel(compiled.status(), k.id);
+  k.func = std::move(compiled->func);
+  CompiledKernel out;
+  out.id = k.id;
+  out.object = std::move(compiled->object);
+  if (is_cuda) cuda.launches = compiled->cuda->launches;
+  ASSIGN_OR_RETURN(out.metadata, Metadata(k, options, is_cuda ? &cuda : nullptr));
   out.func = std::move(k.func);
   return out;
 }

@@ -8,12 +8,12 @@
 //      (DESIGN.md, "The kernel id"), else InvalidArgument naming both ids;
 //   2. ParseKernel (InvalidArgument "k_<id>.relay:line:col: error: ...");
 //   3. InferTypes on the function wrapped as @main (InvalidArgument / Unimplemented, located);
-//   4. the target (InvalidArgument naming the known targets) and strategy ("naive" |
-//      "default"), then schedule::LowerKernel: LowerToTE (Unimplemented naming an op without a
-//      compute), MakeSchedule, LowerSchedule, Simplify, VerifyPrimFunc;
-//   5. CompileToObject (LLVM, deterministic bytes); for a CUDA target, CompileToCudaObject
-//      (CUDA C, nvcc, and a host stub: lowering/codegen/cuda/cuda_object.h), FailedPrecondition
-//      when no nvcc is found.
+//   4. the target (InvalidArgument naming the known targets) and strategy (target.h), then the
+//      kernel pipeline (lowering/kernel_pipeline.h): LowerToTE (Unimplemented naming an op
+//      without a compute), MakeSchedule, LowerSchedule, Simplify, VerifyPrimFunc;
+//   5. its code generation: LLVM (deterministic bytes), or for a CUDA target CUDA C, nvcc and a
+//      host stub (lowering/codegen/cuda/cuda_object.h), FailedPrecondition when no nvcc is
+//      found.
 //
 // Nothing here depends on the machine, the working directory or the time: the same kernel text,
 // target and strategy give the same object and metadata bytes everywhere.
@@ -24,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "lowering/pipeline.h"
 #include "lowering/tir/stmt.h"
 
 namespace relay::compile {
@@ -33,6 +34,8 @@ struct CompileOptions {
   std::string strategy = "default";  // "naive" | "default" (lowering/schedule/strategy.h)
   // CUDA targets: the nvcc to run; empty: $CUDA_PATH/bin/nvcc, else /usr/local/cuda/bin/nvcc.
   std::string nvcc;
+  // --dump_ir_after / --time_passes over the kernel pipeline's steps (kernel_pipeline.h).
+  PipelineOptions pipeline;
 };
 
 // A compiled kernel: what `relayc compile` writes as K.o and K.json.

@@ -89,6 +89,7 @@ absl::StatusOr<Obtained> CompileOne(const passes::Kernel& kernel, const JitOptio
   compile::CompileOptions compile_options;
   compile_options.target = options.target;
   compile_options.strategy = options.schedule;
+  compile_options.pipeline = options.pipeline;
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<compile::CompiledKernel> compiled =
       compile::CompileKernelText(kernel.text, kernel.id + ".relay", compile_options);

@@ -25,6 +25,7 @@
 #include "lowering/ir/tensor.h"
 #include "lowering/jit/kernel_cache.h"
 #include "lowering/passes/partition.h"
+#include "lowering/pipeline.h"
 
 namespace relay::jit {
 
@@ -33,6 +34,8 @@ struct JitOptions {
   std::string schedule = "default";  // "naive" | "default"
   // Where compiled kernels are looked up and stored; null compiles every kernel and keeps none.
   const KernelCache* cache = nullptr;
+  // --dump_ir_after / --time_passes over each kernel it compiles (kernel_pipeline.h).
+  PipelineOptions pipeline;
 };
 
 // How one kernel was obtained.

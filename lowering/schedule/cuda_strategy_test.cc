@@ -17,7 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lowering/interp/interpreter.h"
-#include "lowering/schedule/lower_kernel.h"
+#include "lowering/kernel_pipeline.h"
 #include "lowering/schedule/strategy.h"
 #include "lowering/tir/eval.h"
 #include "lowering/topi/topi_test_util.h"

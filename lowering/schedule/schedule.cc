@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "lowering/schedule/loop_util.h"
 #include "lowering/support/check.h"
 
@@ -290,6 +291,48 @@ std::vector<Stage*> Schedule::Consumers(const te::Tensor& t) const {
         break;
       }
     }
+  }
+  return out;
+}
+
+std::string ScheduleToString(const Schedule& schedule) {
+  auto annotation = [](LoopAnnotation a) -> const char* {
+    switch (a) {
+      case LoopAnnotation::kNone:
+        return "";
+      case LoopAnnotation::kParallel:
+        return " parallel";
+      case LoopAnnotation::kVectorize:
+        return " vectorized";
+      case LoopAnnotation::kUnroll:
+        return " unrolled";
+      case LoopAnnotation::kBlockIdx:
+        return " blockIdx.x";
+      case LoopAnnotation::kThreadIdx:
+        return " threadIdx.x";
+    }
+    return "";
+  };
+  std::string out;
+  for (const auto& stage : schedule.stages()) {
+    if (!IsCompute(*stage)) continue;
+    absl::StrAppend(&out, stage->op()->name(), ":");
+    if (stage->inlined()) {
+      absl::StrAppend(&out, " inlined\n");
+      continue;
+    }
+    if (stage->attach_stage() != nullptr) {
+      absl::StrAppend(&out, " at ", stage->attach_stage()->op()->name(), ".",
+                      stage->attach_stage()->info(stage->attach_loop()).name,
+                      stage->scope() == MemoryScope::kShared ? ", shared" : "", ";");
+    }
+    std::vector<std::string> loops;
+    for (const Loop& l : stage->leaf_loops()) {
+      const Stage::LoopInfo& info = stage->info(l);
+      loops.push_back(absl::StrCat(info.name, "[", info.extent, "]", info.reduce ? " reduce" : "",
+                                   annotation(info.annotation)));
+    }
+    absl::StrAppend(&out, " for ", absl::StrJoin(loops, ", "), "\n");
   }
   return out;
 }

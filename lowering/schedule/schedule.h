@@ -175,6 +175,13 @@ absl::StatusOr<tir::PrimFunc> LowerSchedule(const Schedule& schedule,
                                             const std::vector<te::Tensor>& args,
                                             const std::string& name);
 
+// The schedule as text, one line per computing stage and its loop nest, outermost first:
+//   conv2d: for n[1], oc.o[8] parallel, oh[56], ic[64] reduce, oc.i[8] vectorized
+//   pad: inlined
+//   data_shared: at conv2d.ic.o, shared; for ...
+// (`--dump_ir_after schedule`).
+std::string ScheduleToString(const Schedule& schedule);
+
 // Whether a stage computes (is not a placeholder), and whether its body is a reduction.
 inline bool IsCompute(const Stage& s) {
   return s.op()->kind() == te::OperationNode::Kind::kCompute;

@@ -14,7 +14,7 @@
 #include "gtest/gtest.h"
 #include "lowering/interp/interpreter.h"
 #include "lowering/ir/op.h"
-#include "lowering/schedule/lower_kernel.h"
+#include "lowering/kernel_pipeline.h"
 #include "lowering/tir/eval.h"
 #include "lowering/topi/topi.h"
 #include "lowering/topi/topi_test_util.h"

@@ -46,6 +46,7 @@ absl::Status CompileOverflow(const CompileRequest& r, const std::string& metadat
   options.target = r.target;
   options.strategy = r.schedule;
   options.nvcc = r.nvcc;
+  options.pipeline = r.pipeline;
   std::vector<std::pair<std::string, std::string>> members;
   std::vector<std::string> metas;
   std::vector<std::string> ids;
@@ -101,6 +102,7 @@ absl::Status CompileCommand(const CompileRequest& r) {
   options.target = r.target;
   options.strategy = r.schedule;
   options.nvcc = r.nvcc;
+  options.pipeline = r.pipeline;
   ASSIGN_OR_RETURN(compile::CompiledKernel kernel,
                    compile::CompileKernelFile(r.kernel_file, options));
   return compile::WriteCompiledKernel(kernel, r.output, metadata);
@@ -114,11 +116,12 @@ absl::Status TeCommand(const std::string& kernel_file) {
 }
 
 absl::Status TirCommand(const std::string& kernel_file, const std::string& target,
-                        const std::string& schedule) {
+                        const std::string& schedule, const PipelineOptions& pipeline) {
   ASSIGN_OR_RETURN(std::string text, io::ReadFile(kernel_file));
   compile::CompileOptions options;
   options.target = target;
   options.strategy = schedule;
+  options.pipeline = pipeline;
   ASSIGN_OR_RETURN(tir::PrimFunc func, compile::LowerKernelText(text, kernel_file, options));
   std::fputs(tir::PrimFuncToString(func).c_str(), stdout);
   return absl::OkStatus();

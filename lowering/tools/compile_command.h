@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "lowering/pipeline.h"
 
 namespace relay::tools {
 
@@ -18,6 +19,7 @@ struct CompileRequest {
   std::string llvm_version;      // when set, must equal the LLVM relayc links
   std::string overflow_warning;  // the update command to name when an overflow file is not empty
   std::string nvcc;              // cuda-* targets: the nvcc to run (empty: the default, see nvcc.h)
+  PipelineOptions pipeline;      // --dump_ir_after / --time_passes (kernel_pipeline.h)
 };
 
 // Compiles one kernel file to an object, or every kernel of an overflow file to an archive
@@ -29,7 +31,7 @@ absl::Status TeCommand(const std::string& kernel_file);
 
 // relayc tir: the kernel's loop IR under `schedule` for `target`.
 absl::Status TirCommand(const std::string& kernel_file, const std::string& target,
-                        const std::string& schedule);
+                        const std::string& schedule, const PipelineOptions& pipeline = {});
 
 // relayc cuda: the kernel's CUDA C (lowering/codegen/cuda/codegen_cuda.h) for a CUDA `target`.
 absl::Status CudaCommand(const std::string& kernel_file, const std::string& target,

@@ -76,8 +76,10 @@ ABSL_FLAG(std::string, name, "", "partition/assemble: the model's NAME (default:
 ABSL_FLAG(std::string, overflow, "",
           "interpret: a .graph.json's overflow kernels (NAME.overflow.relay)");
 ABSL_FLAG(std::string, dump_ir_after, "",
-          "partition/kernels: print the module after this pass (or 'all') to stderr");
-ABSL_FLAG(bool, time_passes, false, "partition/kernels: print each pass's time to stderr");
+          "partition/kernels/compile/tir/run: print the IR after this pass or kernel step (or "
+          "'all') to stderr");
+ABSL_FLAG(bool, time_passes, false,
+          "partition/kernels/compile/tir/run: print each pass's and step's time to stderr");
 ABSL_FLAG(std::string, target, "x86-64",
           "compile/tir/run: the target (`relayc targets` lists them)");
 ABSL_FLAG(std::string, nvcc, "",
@@ -135,6 +137,9 @@ Commands:
       --nvcc PATH   for cuda-* targets (default: $CUDA_PATH/bin/nvcc, /usr/local/cuda/bin/nvcc)
       --metadata K.json   --llvm_version V (checked against the LLVM relayc links)
       An overflow file (several kernels) compiles with -o NAME.a to an archive.
+      --dump_ir_after STEP|all, --time_passes   the kernel pipeline's steps (stderr):
+        lower_to_te, schedule, lower_schedule, simplify, verify, then llvm, llvm_opt, object
+        (CPU) or cuda_c, object (CUDA); also for tir (up to verify) and run (both halves)
   run MODEL         compile the model's kernels in process (JIT) and run it; prints what was
                     compiled or loaded from the kernel cache, the run time and the outputs
       --input NAME=FILE.npy, --random_inputs, --output_dir DIR   as for interpret
@@ -181,13 +186,14 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
       {"manifest", {}},
       {"assemble", {"params", "out_dir", "name", "kernel_meta"}},
       {"compile",
-       {"target", "schedule", "llvm_version", "metadata", "overflow_warning", "output", "nvcc"}},
+       {"target", "schedule", "llvm_version", "metadata", "overflow_warning", "output", "nvcc",
+        "dump_ir_after", "time_passes"}},
       {"cuda", {"target", "schedule"}},
       {"te", {}},
-      {"tir", {"target", "schedule"}},
+      {"tir", {"target", "schedule", "dump_ir_after", "time_passes"}},
       {"run",
        {"input", "random_inputs", "output_dir", "input_shape", "params", "target", "schedule",
-        "threads", "repeat", "kernel_cache"}},
+        "threads", "repeat", "kernel_cache", "dump_ir_after", "time_passes"}},
       {"cache", {}},
       {"targets", {"bzl"}},
       {"help", {}},
@@ -289,6 +295,14 @@ CommandLine ScanCommandLine(int argc, char** argv) {
     }
   }
   return cl;
+}
+
+// --dump_ir_after and --time_passes, for either half of the pipeline.
+PipelineOptions PipelineFlags() {
+  PipelineOptions options;
+  options.dump_ir_after = absl::GetFlag(FLAGS_dump_ir_after);
+  options.time_passes = absl::GetFlag(FLAGS_time_passes);
+  return options;
 }
 
 absl::StatusOr<ir::Module> LoadModule(const std::string& path) {
@@ -438,11 +452,13 @@ int Main(int argc, char** argv) {
     request.llvm_version = absl::GetFlag(FLAGS_llvm_version);
     request.overflow_warning = absl::GetFlag(FLAGS_overflow_warning);
     request.nvcc = absl::GetFlag(FLAGS_nvcc);
+    request.pipeline = PipelineFlags();
     status = CompileCommand(request);
   } else if (cl.command == "te") {
     status = TeCommand(path);
   } else if (cl.command == "tir") {
-    status = TirCommand(path, absl::GetFlag(FLAGS_target), absl::GetFlag(FLAGS_schedule));
+    status = TirCommand(path, absl::GetFlag(FLAGS_target), absl::GetFlag(FLAGS_schedule),
+                        PipelineFlags());
   } else if (cl.command == "cuda") {
     const std::string target = absl::GetFlag(FLAGS_target);
     status = CudaCommand(path, target.rfind("cuda-", 0) == 0 ? target : "cuda-sm90",
@@ -460,6 +476,7 @@ int Main(int argc, char** argv) {
     request.threads = absl::GetFlag(FLAGS_threads);
     request.repeat = absl::GetFlag(FLAGS_repeat);
     request.use_cache = absl::GetFlag(FLAGS_kernel_cache);
+    request.pipeline = PipelineFlags();
     status = RunCommand(request);
   } else if (cl.command == "cache") {
     status = CacheCommand(path);

@@ -91,7 +91,7 @@ absl::Status RunCommand(const RunRequest& r) {
   ASSIGN_OR_RETURN(LoadedModel loaded,
                    LoadModel(r.model, r.input_shapes, r.params, ArrayShapes(arrays)));
   absl::StatusOr<passes::PartitionedModel> partitioned =
-      PartitionModel(passes::Model{loaded.module, loaded.params});
+      PartitionModel(passes::Model{loaded.module, loaded.params}, r.pipeline);
   if (!partitioned.ok()) {
     return absl::Status(partitioned.status().code(),
                         absl::StrCat(r.model, ": ", partitioned.status().message()));
@@ -107,6 +107,7 @@ absl::Status RunCommand(const RunRequest& r) {
   options.target = r.target;
   options.schedule = r.schedule;
   options.cache = cache ? &*cache : nullptr;
+  options.pipeline = r.pipeline;
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<jit::JitModel>> compiled =
       jit::JitModel::Compile(*partitioned, options);

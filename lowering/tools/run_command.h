@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "lowering/pipeline.h"
 
 namespace relay::tools {
 
@@ -24,6 +25,9 @@ struct RunRequest {
   int threads = 0;        // the runtime's thread count; 0: its default (RELAY_NUM_THREADS or CPUs)
   int repeat = 1;         // runs to time (the outputs are those of the last one)
   bool use_cache = true;  // the kernel cache of jit::DefaultCacheDir(); false: compile all
+  // --dump_ir_after / --time_passes, over both halves: the graph passes and each kernel compiled
+  // (a cached kernel is not compiled, so it shows nothing).
+  PipelineOptions pipeline;
 };
 
 // Imports and partitions the model (PartitionModel), compiles every kernel or loads it from the

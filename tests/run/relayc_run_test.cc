@@ -356,6 +356,28 @@ TEST(RelaycRun, ResNetMatchesInterpret) {
   }
 }
 
+// --dump_ir_after and --time_passes see both halves of the compiler in one run: the graph
+// passes, then each kernel's steps down to its object.
+TEST(RelaycRun, DumpsAndTimesBothHalves) {
+  const std::string work = FreshDir("both_halves");
+  Result r = Relayc({"run", kExample, "--random_inputs", "--nokernel_cache", "--time_passes",
+                     "--dump_ir_after=fuse_ops"},
+                    work + "/cache");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* step : {"lift_constants", "fuse_ops", "lower_to_te", "schedule",
+                           "lower_schedule", "simplify", "verify", "llvm", "llvm_opt", "object"}) {
+    EXPECT_THAT(r.err, HasSubstr(absl::StrCat("pass ", step, ": "))) << step;
+  }
+  EXPECT_THAT(r.err, HasSubstr("// after fuse_ops\n#[version = \"0.0.5\"]"));
+  Result kernel =
+      Relayc({"run", kExample, "--random_inputs", "--nokernel_cache", "--dump_ir_after=schedule"},
+             work + "/cache");
+  ASSERT_EQ(kernel.exit_code, 0) << kernel.err;
+  EXPECT_THAT(kernel.err, HasSubstr("// after schedule\n"));
+  EXPECT_THAT(kernel.err, HasSubstr(" parallel"));
+  EXPECT_THAT(kernel.err, Not(HasSubstr("// after fuse_ops")));
+}
+
 // Exporters leave input dimensions open; `--input` arrays give them (issue 16): run and interpret
 // take each open dimension from the array, and refuse an array that contradicts a fixed one.
 TEST(RelaycRun, OpenDimensionsComeFromTheInputArrays) {

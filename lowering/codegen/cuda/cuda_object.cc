@@ -138,22 +138,28 @@ absl::StatusOr<std::string> EmitCudaKernelObject(const std::string& symbol, int 
   return std::string(buffer.begin(), buffer.end());
 }
 
-absl::StatusOr<CudaObject> CompileToCudaObject(const tir::PrimFunc& func, const Target& target,
-                                               const std::string& nvcc) {
-  CudaObject out;
-  ASSIGN_OR_RETURN(out.kernel, EmitCudaSource(func, target));
+absl::StatusOr<std::string> CompileCudaSourceToObject(const tir::PrimFunc& func,
+                                                      const CudaKernelSource& kernel,
+                                                      const Target& target,
+                                                      const std::string& nvcc) {
   std::string fatbin;
-  if (!out.kernel.launches.empty()) {
+  if (!kernel.launches.empty()) {
     absl::StatusOr<std::string> compiled =
-        CompileCudaToFatbin(out.kernel.source, func.name, target, nvcc);
+        CompileCudaToFatbin(kernel.source, func.name, target, nvcc);
     if (!compiled.ok()) {
       return absl::Status(compiled.status().code(),
                           absl::StrCat("kernel ", func.name, ": ", compiled.status().message()));
     }
     fatbin = *std::move(compiled);
   }
-  ASSIGN_OR_RETURN(out.object, EmitCudaKernelObject(func.name, static_cast<int>(func.params.size()),
-                                                    fatbin, out.kernel));
+  return EmitCudaKernelObject(func.name, static_cast<int>(func.params.size()), fatbin, kernel);
+}
+
+absl::StatusOr<CudaObject> CompileToCudaObject(const tir::PrimFunc& func, const Target& target,
+                                               const std::string& nvcc) {
+  CudaObject out;
+  ASSIGN_OR_RETURN(out.kernel, EmitCudaSource(func, target));
+  ASSIGN_OR_RETURN(out.object, CompileCudaSourceToObject(func, out.kernel, target, nvcc));
   return out;
 }
 

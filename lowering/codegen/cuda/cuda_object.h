@@ -42,9 +42,15 @@ struct CudaObject {
   CudaKernelSource kernel;  // the CUDA C and its launches
 };
 
-// The whole path for `func`: EmitCudaSource, CompileCudaToFatbin with `nvcc` (an absolute path,
-// see FindNvcc) unless there is nothing to launch, EmitCudaKernelObject. Errors are theirs,
-// naming the function.
+// The object of `func` from its CUDA C `kernel` (EmitCudaSource): CompileCudaToFatbin with
+// `nvcc` (an absolute path, see FindNvcc) unless there is nothing to launch, then
+// EmitCudaKernelObject. Errors are theirs, naming the function.
+absl::StatusOr<std::string> CompileCudaSourceToObject(const tir::PrimFunc& func,
+                                                      const CudaKernelSource& kernel,
+                                                      const Target& target,
+                                                      const std::string& nvcc);
+
+// The whole path for `func`: EmitCudaSource, then CompileCudaSourceToObject.
 absl::StatusOr<CudaObject> CompileToCudaObject(const tir::PrimFunc& func, const Target& target,
                                                const std::string& nvcc);
 

@@ -92,6 +92,11 @@ absl::Status OptimizeModule(llvm::Module& module, const Target& target) {
   return OptimizeWith(module, *tm);
 }
 
+absl::StatusOr<std::string> EmitObject(llvm::Module& module, const Target& target) {
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, CreateTargetMachine(target));
+  return EmitMachineCode(module, *tm, llvm::CGFT_ObjectFile);
+}
+
 absl::StatusOr<std::string> CompileToObject(const tir::PrimFunc& func, const Target& target) {
   ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, CreateTargetMachine(target));
   llvm::LLVMContext context;

@@ -76,8 +76,11 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> EmitLLVM(const tir::PrimFunc& func
 // Runs LLVM's -O3 pipeline (new pass manager) for `target` over `module`.
 absl::Status OptimizeModule(llvm::Module& module, const Target& target);
 
-// EmitLLVM + OptimizeModule + object emission: the bytes of an ELF relocatable object that
-// defines the kernel symbol `func.name`.
+// The bytes of the ELF relocatable object of an (optimised) `module` for `target`.
+absl::StatusOr<std::string> EmitObject(llvm::Module& module, const Target& target);
+
+// EmitLLVM + OptimizeModule + EmitObject: the bytes of an ELF relocatable object that defines
+// the kernel symbol `func.name`.
 absl::StatusOr<std::string> CompileToObject(const tir::PrimFunc& func, const Target& target);
 
 // For debugging (`relayc llvm`, tests): the module as LLVM assembly text, after the -O3 pipeline
