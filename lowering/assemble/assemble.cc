@@ -8,17 +8,17 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "lowering/codegen/data_object.h"
+#include "lowering/graph/graph_json.h"
 #include "lowering/io/file.h"
 #include "lowering/io/safetensors.h"
-#include "lowering/passes/graph_json.h"
 #include "lowering/support/status_macros.h"
 
 namespace relay::assemble {
 namespace {
 
-using passes::Buffer;
-using passes::Graph;
-using passes::KernelCall;
+using graph::Buffer;
+using graph::Graph;
+using graph::KernelCall;
 
 // Buffers larger than this (1 PiB) are a malformed graph, and keep every size computation far
 // from overflow.
@@ -931,7 +931,7 @@ absl::StatusOr<AssembleInputs> LoadAssembleInputs(
     const std::vector<std::string>& kernel_meta_paths) {
   AssembleInputs in;
   ASSIGN_OR_RETURN(std::string graph_text, io::ReadFile(graph_path));
-  ASSIGN_OR_RETURN(in.graph, passes::GraphFromJson(graph_text, graph_path));
+  ASSIGN_OR_RETURN(in.graph, graph::GraphFromJson(graph_text, graph_path));
   ASSIGN_OR_RETURN(in.params, io::ReadSafetensors(params_path));
   for (const std::string& path : kernel_meta_paths) {
     ASSIGN_OR_RETURN(std::vector<KernelMeta> metas, ReadKernelMetaFile(path));

@@ -36,7 +36,7 @@
 namespace relay::assemble {
 
 struct AssembleInputs {
-  passes::Graph graph;                        // NAME.graph.json
+  graph::Graph graph;                         // NAME.graph.json
   std::map<std::string, KernelMeta> kernels;  // by kernel id: each called kernel's K.json
   passes::ParamMap params;                    // NAME.params: at least the graph's weights
 };
@@ -56,7 +56,7 @@ absl::StatusOr<AssembleInputs> LoadAssembleInputs(
 // call reads buffers already written (inputs, weights, earlier outputs) and writes temporaries
 // nobody wrote before; every temporary is written; there is at least one output and each is
 // written. InvalidArgument naming the call or buffer otherwise.
-absl::Status ValidateGraph(const passes::Graph& graph);
+absl::Status ValidateGraph(const graph::Graph& graph);
 
 // The generated files, in memory.
 struct AssembledModel {

@@ -22,8 +22,8 @@
 namespace relay::assemble {
 namespace {
 
-using passes::Buffer;
-using passes::KernelCall;
+using graph::Buffer;
+using graph::KernelCall;
 using ::testing::HasSubstr;
 
 constexpr char kAdd[] = "k_0123456789abcdef0001";

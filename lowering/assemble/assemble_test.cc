@@ -13,16 +13,16 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lowering/graph/graph_json.h"
 #include "lowering/io/file.h"
 #include "lowering/io/safetensors.h"
-#include "lowering/passes/graph_json.h"
 
 namespace relay::assemble {
 namespace {
 
-using passes::Buffer;
-using passes::Graph;
-using passes::KernelCall;
+using graph::Buffer;
+using graph::Graph;
+using graph::KernelCall;
 using ::testing::HasSubstr;
 
 constexpr char kAdd[] = "k_0123456789abcdef0001";
@@ -365,7 +365,7 @@ TEST(LoadAssembleInputs, ReadsWhatRelaycWrites) {
   ASSERT_TRUE(io::MakeDirectories(dir).ok());
   const AssembleInputs tiny = Tiny();
   ASSERT_TRUE(
-      io::WriteFileAtomically(dir + "/tiny.graph.json", passes::GraphToJson(tiny.graph, {})).ok());
+      io::WriteFileAtomically(dir + "/tiny.graph.json", graph::GraphToJson(tiny.graph, {})).ok());
   ASSERT_TRUE(io::WriteSafetensors(dir + "/tiny.params", tiny.params).ok());
   std::vector<std::string> metas;
   for (const auto& [id, meta] : tiny.kernels) {
@@ -407,7 +407,7 @@ TEST(LoadAssembleInputs, ArraysOfKernelsAndIdsFromTheKernelKey) {
   ASSERT_TRUE(io::MakeDirectories(dir).ok());
   const AssembleInputs tiny = Tiny();
   ASSERT_TRUE(
-      io::WriteFileAtomically(dir + "/tiny.graph.json", passes::GraphToJson(tiny.graph, {})).ok());
+      io::WriteFileAtomically(dir + "/tiny.graph.json", graph::GraphToJson(tiny.graph, {})).ok());
   ASSERT_TRUE(io::WriteSafetensors(dir + "/tiny.params", tiny.params).ok());
   KernelMeta add = tiny.kernels.at(kAdd);
   add.kernel = kAdd;

@@ -14,13 +14,13 @@ int64_t PaddedBytes(int64_t bytes) {
   return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
 }
 
-int64_t BufferBytes(const passes::Buffer& buffer) {
+int64_t BufferBytes(const graph::Buffer& buffer) {
   int64_t elements = 1;
   for (int64_t d : buffer.shape) elements *= d;
   return elements * ir::DTypeBytes(buffer.dtype);
 }
 
-MemoryPlan PlanMemory(const passes::Graph& graph) {
+MemoryPlan PlanMemory(const graph::Graph& graph) {
   const int n = static_cast<int>(graph.buffers.size());
   MemoryPlan plan;
   plan.offsets.assign(n, MemoryPlan::kNotInArena);
@@ -29,8 +29,8 @@ MemoryPlan PlanMemory(const passes::Graph& graph) {
 
   const std::set<int> outputs(graph.outputs.begin(), graph.outputs.end());
   std::vector<bool> in_arena(n, false);
-  for (const passes::Buffer& b : graph.buffers) {
-    in_arena[b.id] = b.kind == passes::Buffer::Kind::kTemp && outputs.count(b.id) == 0;
+  for (const graph::Buffer& b : graph.buffers) {
+    in_arena[b.id] = b.kind == graph::Buffer::Kind::kTemp && outputs.count(b.id) == 0;
   }
   for (int c = 0; c < static_cast<int>(graph.calls.size()); ++c) {
     for (int o : graph.calls[c].outputs) {
@@ -38,7 +38,7 @@ MemoryPlan PlanMemory(const passes::Graph& graph) {
       plan.lifetimes[o] = {c, c};
     }
     for (int a : graph.calls[c].args) {
-      if (graph.buffers[a].kind != passes::Buffer::Kind::kTemp) continue;
+      if (graph.buffers[a].kind != graph::Buffer::Kind::kTemp) continue;
       RELAY_CHECK(plan.lifetimes[a].first != -1 && plan.lifetimes[a].first < c,
                   "a temporary is read before it is written");
       plan.lifetimes[a].last = c;

@@ -35,7 +35,7 @@ inline constexpr int64_t kBufferAlignment = 64;
 int64_t PaddedBytes(int64_t bytes);
 
 // Dense size of a buffer in bytes (elements times element size; 0 if a dimension is 0).
-int64_t BufferBytes(const passes::Buffer& buffer);
+int64_t BufferBytes(const graph::Buffer& buffer);
 
 // The calls during which a temporary is live: [first, last], call indices, both included.
 struct Lifetime {
@@ -66,7 +66,7 @@ struct MemoryPlan {
 // multiple of kBufferAlignment, such that buffers with overlapping lifetimes never overlap in
 // memory. Requires a valid graph (every temporary written exactly once, before it is read; see
 // ValidateGraph in assemble.h); aborts on an invalid one. Deterministic.
-MemoryPlan PlanMemory(const passes::Graph& graph);
+MemoryPlan PlanMemory(const graph::Graph& graph);
 
 }  // namespace relay::assemble
 

@@ -14,9 +14,9 @@
 namespace relay::assemble {
 namespace {
 
-using passes::Buffer;
-using passes::Graph;
-using passes::KernelCall;
+using graph::Buffer;
+using graph::Graph;
+using graph::KernelCall;
 using ::testing::ElementsAre;
 
 constexpr int64_t kOut = MemoryPlan::kNotInArena;

@@ -19,8 +19,8 @@
 #include "lowering/codegen/llvm/jit.h"
 #include "lowering/codegen/llvm/target_machine.h"
 #include "lowering/compile/compile.h"
+#include "lowering/graph/graph_json.h"
 #include "lowering/ir/dtype.h"
-#include "lowering/passes/graph_json.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/target/target.h"
 #include "runtime/relay_runtime.h"
@@ -28,7 +28,7 @@
 namespace relay::jit {
 namespace {
 
-using passes::Buffer;
+using graph::Buffer;
 
 // A zeroed, 64-byte aligned block (the calling convention's alignment), never empty.
 class AlignedBlock {
@@ -133,8 +133,8 @@ absl::StatusOr<Obtained> Obtain(const passes::Kernel& kernel, const JitOptions& 
 }
 
 // Checks call `index` of the graph against its kernel's metadata.
-absl::Status CheckCall(const passes::Graph& graph, int index, const assemble::KernelMeta& meta) {
-  const passes::KernelCall& call = graph.calls[index];
+absl::Status CheckCall(const graph::Graph& graph, int index, const assemble::KernelMeta& meta) {
+  const graph::KernelCall& call = graph.calls[index];
   const std::string where = absl::StrCat("call #", index, " of ", call.kernel);
   if (meta.num_inputs() != static_cast<int>(call.args.size()) ||
       meta.num_outputs() != static_cast<int>(call.outputs.size())) {
@@ -168,13 +168,13 @@ struct JitModel::State {
   std::vector<std::vector<void*>> args;               // by call
 };
 
-JitModel::JitModel(passes::Graph graph, std::unique_ptr<State> state)
+JitModel::JitModel(graph::Graph graph, std::unique_ptr<State> state)
     : graph_(std::move(graph)), state_(std::move(state)) {}
 JitModel::~JitModel() = default;
 
 absl::StatusOr<std::unique_ptr<JitModel>> JitModel::Compile(const passes::PartitionedModel& model,
                                                             const JitOptions& options) {
-  const passes::Graph& graph = model.graph;
+  const graph::Graph& graph = model.graph;
   RETURN_IF_ERROR(assemble::ValidateGraph(graph));
   RETURN_IF_ERROR(CheckRunsHere(options.target));
   auto state = std::make_unique<State>();
@@ -185,7 +185,7 @@ absl::StatusOr<std::unique_ptr<JitModel>> JitModel::Compile(const passes::Partit
   for (const passes::Kernel& k : model.kernels) kernels.emplace(k.id, &k);
   std::map<std::string, assemble::KernelMeta> metas;
   std::map<std::string, codegen::KernelFunction> functions;
-  for (const std::string& id : passes::KernelIds(graph)) {
+  for (const std::string& id : graph::KernelIds(graph)) {
     auto it = kernels.find(id);
     if (it == kernels.end()) {
       return absl::NotFoundError(absl::StrCat("the graph calls kernel ", id,
@@ -260,7 +260,7 @@ absl::StatusOr<std::unique_ptr<JitModel>> JitModel::Compile(const passes::Partit
                 static_cast<size_t>(weight->second.NumBytes()));
   }
   state->input_set.assign(graph.inputs.size(), false);
-  for (const passes::KernelCall& call : graph.calls) {
+  for (const graph::KernelCall& call : graph.calls) {
     std::vector<void*> args;
     for (int id : call.args) args.push_back(state->addresses[id]);
     for (int id : call.outputs) args.push_back(state->addresses[id]);

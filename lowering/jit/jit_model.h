@@ -74,7 +74,7 @@ class JitModel {
   JitModel& operator=(const JitModel&) = delete;
 
   const CompileReport& report() const { return report_; }
-  const passes::Graph& graph() const { return graph_; }
+  const graph::Graph& graph() const { return graph_; }
 
   // The model inputs: names and types, in the graph's order.
   std::vector<std::pair<std::string, ir::Type>> Inputs() const;
@@ -96,8 +96,8 @@ class JitModel {
 
  private:
   struct State;
-  JitModel(passes::Graph graph, std::unique_ptr<State> state);
-  passes::Graph graph_;
+  JitModel(graph::Graph graph, std::unique_ptr<State> state);
+  graph::Graph graph_;
   CompileReport report_;
   std::unique_ptr<State> state_;
 };

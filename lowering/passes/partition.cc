@@ -18,6 +18,10 @@
 namespace relay::passes {
 namespace {
 
+using graph::Buffer;
+using graph::Graph;
+using graph::KernelCall;
+
 using ir::Expr;
 
 // Flattened tensor types of a (possibly nested tuple) type, in field order.
@@ -247,6 +251,12 @@ absl::StatusOr<ir::Module> GraphToModule(const Graph& graph, const std::vector<K
   ir::Module module(std::move(functions));
   RETURN_IF_ERROR(ir::InferTypes(module));
   return module;
+}
+
+std::vector<graph::KernelSummary> Summaries(const std::vector<Kernel>& kernels) {
+  std::vector<graph::KernelSummary> out;
+  for (const Kernel& k : kernels) out.push_back({k.id, k.ops, k.flops});
+  return out;
 }
 
 }  // namespace relay::passes

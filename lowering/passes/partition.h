@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "lowering/graph/graph.h"
 #include "lowering/ir/expr.h"
 #include "lowering/passes/model.h"
 
@@ -34,33 +35,8 @@ std::string CanonicalKernelText(const ir::FunctionNode& fn);
 // "k_" + the first 20 hex digits of SHA-256 of `canonical_text`.
 std::string KernelId(const std::string& canonical_text);
 
-// A buffer of the graph: a model input, a weight, or a value computed by a kernel.
-struct Buffer {
-  enum class Kind { kInput, kParam, kTemp };
-  int id = 0;
-  Kind kind = Kind::kTemp;
-  std::string name;  // input or weight name; "" for temporaries
-  ir::Shape shape;
-  ir::DType dtype = ir::DType::kFloat32;
-};
-
-// One kernel call: reads `args` and writes `outputs` (several for tuple-valued kernels).
-struct KernelCall {
-  std::string kernel;
-  std::vector<int> args;
-  std::vector<int> outputs;
-};
-
-// The partitioned model: what `relayc partition` writes (NAME.graph.json + params + kernels).
-struct Graph {
-  std::vector<Buffer> buffers;  // indexed by id
-  std::vector<int> inputs;      // model inputs, in @main's order
-  std::vector<int> outputs;     // model outputs (a tuple result flattened)
-  std::vector<KernelCall> calls;
-};
-
 struct PartitionedModel {
-  Graph graph;
+  graph::Graph graph;
   std::vector<Kernel> kernels;  // distinct kernels, in order of first call
   ParamMap params;              // weights, including constants lifted out of @main
 };
@@ -73,7 +49,11 @@ absl::StatusOr<PartitionedModel> Partition(const Model& fused);
 
 // The kernels' functions as a module again: @main calls @k_<id> globals over the graph's
 // buffers, so the reference interpreter can run a partitioned model.
-absl::StatusOr<ir::Module> GraphToModule(const Graph& graph, const std::vector<Kernel>& kernels);
+absl::StatusOr<ir::Module> GraphToModule(const graph::Graph& graph,
+                                         const std::vector<Kernel>& kernels);
+
+// What the graph file says of each kernel (graph/graph_json.h), in the same order.
+std::vector<graph::KernelSummary> Summaries(const std::vector<Kernel>& kernels);
 
 }  // namespace relay::passes
 

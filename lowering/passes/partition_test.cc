@@ -5,14 +5,17 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lowering/graph/graph_json.h"
 #include "lowering/ir/text/parser.h"
 #include "lowering/ir/type_infer.h"
-#include "lowering/passes/graph_json.h"
 #include "lowering/passes/test_util.h"
 #include "lowering/pipeline.h"
 
 namespace relay::passes {
 namespace {
+
+using graph::Graph;
+using graph::KernelCall;
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -179,17 +182,17 @@ def @main(%x: Tensor[(1, 4, 8, 8), float32], %w1: Tensor[(4, 4, 3, 3), float32],
 
 TEST(PartitionTest, GraphJsonRoundTripsAndRejectsBadGraphs) {
   const PartitionedModel p = PartitionOrDie(testing::ModelFromText(kBlocks, Weights()));
-  const std::string json = GraphToJson(p.graph, p.kernels);
-  absl::StatusOr<Graph> g = GraphFromJson(json, "m.graph.json");
+  const std::string json = graph::GraphToJson(p.graph, Summaries(p.kernels));
+  absl::StatusOr<Graph> g = graph::GraphFromJson(json, "m.graph.json");
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(GraphToJson(*g, p.kernels), json);
+  EXPECT_EQ(graph::GraphToJson(*g, Summaries(p.kernels)), json);
   EXPECT_THAT(json, HasSubstr("\"ops\": \"nn.conv2d+nn.bias_add+nn.relu\""));
 
   std::string bad = json;
   bad.replace(bad.find("\"version\": 1"), 12, "\"version\": 9");
-  EXPECT_THAT(GraphFromJson(bad, "m.graph.json").status().message(),
+  EXPECT_THAT(graph::GraphFromJson(bad, "m.graph.json").status().message(),
               HasSubstr("m.graph.json: error: unsupported graph version"));
-  EXPECT_THAT(GraphFromJson("{", "m.graph.json").status().message(),
+  EXPECT_THAT(graph::GraphFromJson("{", "m.graph.json").status().message(),
               HasSubstr("not a JSON object"));
 }
 

@@ -11,12 +11,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "lowering/graph/graph_json.h"
 #include "lowering/io/file.h"
 #include "lowering/io/safetensors.h"
 #include "lowering/ir/text/parser.h"
 #include "lowering/ir/type_infer.h"
 #include "lowering/passes/expr_util.h"
-#include "lowering/passes/graph_json.h"
 #include "lowering/pipeline.h"
 #include "lowering/support/status_macros.h"
 
@@ -59,7 +59,7 @@ absl::StatusOr<passes::PartitionedModel> Run(const PartitionRequest& r) {
   return p;
 }
 
-std::string ShapesText(const passes::Graph& g, const std::vector<int>& ids) {
+std::string ShapesText(const graph::Graph& g, const std::vector<int>& ids) {
   std::vector<std::string> parts;
   for (int id : ids) {
     std::vector<std::string> dims;
@@ -174,8 +174,8 @@ absl::Status PartitionCommand(const PartitionRequest& r) {
     absl::StrAppend(&uncalled, id, "\n");
     ++num_uncalled;
   }
-  RETURN_IF_ERROR(
-      io::WriteFileAtomically(base + ".graph.json", passes::GraphToJson(p.graph, p.kernels)));
+  RETURN_IF_ERROR(io::WriteFileAtomically(
+      base + ".graph.json", graph::GraphToJson(p.graph, passes::Summaries(p.kernels))));
   RETURN_IF_ERROR(io::WriteSafetensors(base + ".params", p.params));
   RETURN_IF_ERROR(io::WriteFileAtomically(base + ".kernels.txt", listing));
   RETURN_IF_ERROR(io::WriteFileAtomically(base + ".overflow.relay", overflow));
@@ -190,7 +190,7 @@ absl::Status KernelsCommand(const PartitionRequest& r) {
   ASSIGN_OR_RETURN(passes::PartitionedModel p, Run(r));
   std::map<std::string, int> calls;
   std::map<std::string, std::string> shapes;
-  for (const passes::KernelCall& c : p.graph.calls) {
+  for (const graph::KernelCall& c : p.graph.calls) {
     ++calls[c.kernel];
     shapes.emplace(c.kernel, ShapesText(p.graph, c.outputs));
   }
@@ -211,7 +211,7 @@ absl::StatusOr<LoadedModel> LoadPartitionedModel(const std::string& graph_path,
                                                  const std::vector<std::string>& overflow,
                                                  const std::string& params_path) {
   ASSIGN_OR_RETURN(std::string graph_text, io::ReadFile(graph_path));
-  ASSIGN_OR_RETURN(passes::Graph graph, passes::GraphFromJson(graph_text, graph_path));
+  ASSIGN_OR_RETURN(graph::Graph graph, graph::GraphFromJson(graph_text, graph_path));
   std::map<std::string, std::pair<std::string, std::string>> texts;  // id -> (text, source)
   for (const std::string& file : overflow) {
     ASSIGN_OR_RETURN(std::string text, io::ReadFile(file));
@@ -219,7 +219,7 @@ absl::StatusOr<LoadedModel> LoadPartitionedModel(const std::string& graph_path,
     for (auto& [id, kernel] : kernels) texts.emplace(id, std::make_pair(kernel, file));
   }
   std::vector<passes::Kernel> kernels;
-  for (const std::string& id : passes::KernelIds(graph)) {
+  for (const std::string& id : graph::KernelIds(graph)) {
     if (!texts.count(id)) {
       for (const std::string& dir : kernel_dirs) {
         const std::string path = absl::StrCat(dir, "/", id, ".relay");
@@ -251,8 +251,8 @@ absl::StatusOr<LoadedModel> LoadPartitionedModel(const std::string& graph_path,
   if (!params_path.empty()) {
     ASSIGN_OR_RETURN(loaded.params, io::ReadSafetensors(params_path));
   }
-  for (const passes::Buffer& b : graph.buffers) {
-    if (b.kind != passes::Buffer::Kind::kParam) continue;
+  for (const graph::Buffer& b : graph.buffers) {
+    if (b.kind != graph::Buffer::Kind::kParam) continue;
     auto it = loaded.params.find(b.name);
     if (it == loaded.params.end()) {
       return absl::NotFoundError(

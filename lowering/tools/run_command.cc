@@ -57,10 +57,10 @@ std::optional<jit::KernelCache> OpenCache() {
 }
 
 // The graph's inputs, as BindInputs takes them.
-std::vector<ModelInput> GraphInputs(const passes::Graph& graph) {
+std::vector<ModelInput> GraphInputs(const graph::Graph& graph) {
   std::vector<ModelInput> inputs;
   for (int id : graph.inputs) {
-    const passes::Buffer& b = graph.buffers[id];
+    const graph::Buffer& b = graph.buffers[id];
     inputs.push_back({b.name, ir::Type::Tensor(b.shape, b.dtype)});
   }
   return inputs;

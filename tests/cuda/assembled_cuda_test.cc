@@ -21,8 +21,8 @@
 namespace relay::assemble {
 namespace {
 
-using passes::Buffer;
-using passes::KernelCall;
+using graph::Buffer;
+using graph::KernelCall;
 
 constexpr char kAdd[] = "k_0123456789abcdef0001";
 constexpr char kRelu[] = "k_0123456789abcdef0002";

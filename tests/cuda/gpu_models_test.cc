@@ -47,7 +47,7 @@ Loaded Load(const std::string& path) {
 std::map<std::string, ir::Tensor> Inputs(const passes::PartitionedModel& m) {
   std::map<std::string, ir::Tensor> inputs;
   for (int id : m.graph.inputs) {
-    const passes::Buffer& b = m.graph.buffers[static_cast<size_t>(id)];
+    const graph::Buffer& b = m.graph.buffers[static_cast<size_t>(id)];
     ir::Tensor t(b.shape, b.dtype);
     for (int64_t i = 0; i < t.NumElements(); ++i) {
       t.SetDouble(i, ir::IsFloat(b.dtype) ? std::sin(0.37 * static_cast<double>(i))

@@ -80,20 +80,20 @@ absl::StatusOr<std::unique_ptr<GpuModel>> GpuModel::Create(const passes::Partiti
   ASSIGN_OR_RETURN(m->kernels_, GpuKernels::Create());
   std::map<std::string, const passes::Kernel*> by_id;
   for (const passes::Kernel& k : model.kernels) by_id[k.id] = &k;
-  for (const passes::Buffer& b : m->graph_.buffers) {
+  for (const graph::Buffer& b : m->graph_.buffers) {
     int64_t n = 1;
     for (int64_t d : b.shape) n *= d;
     const size_t bytes = static_cast<size_t>(n * ir::DTypeBytes(b.dtype));
     m->buffers_.push_back(std::make_unique<DeviceBuffer>(bytes));
     if (m->buffers_.back()->data() == nullptr) return CudaError("device buffer");
-    if (b.kind == passes::Buffer::Kind::kParam) {
+    if (b.kind == graph::Buffer::Kind::kParam) {
       auto w = model.params.find(b.name);
       if (w == model.params.end()) return absl::NotFoundError(absl::StrCat("weight ", b.name));
       RETURN_IF_ERROR(
           m->buffers_.back()->Upload(w->second.raw(), static_cast<size_t>(w->second.NumBytes())));
     }
   }
-  for (const passes::KernelCall& call : m->graph_.calls) {
+  for (const graph::KernelCall& call : m->graph_.calls) {
     auto k = by_id.find(call.kernel);
     if (k == by_id.end()) return absl::NotFoundError(absl::StrCat("kernel ", call.kernel));
     ASSIGN_OR_RETURN(codegen::KernelFunction fn,
@@ -120,7 +120,7 @@ absl::Status GpuModel::RunOnDevice() {
 absl::StatusOr<std::vector<ir::Tensor>> GpuModel::Run(
     const std::map<std::string, ir::Tensor>& inputs) {
   for (int id : graph_.inputs) {
-    const passes::Buffer& b = graph_.buffers[static_cast<size_t>(id)];
+    const graph::Buffer& b = graph_.buffers[static_cast<size_t>(id)];
     auto it = inputs.find(b.name);
     if (it == inputs.end()) return absl::NotFoundError(absl::StrCat("input ", b.name));
     RETURN_IF_ERROR(buffers_[static_cast<size_t>(id)]->Upload(
@@ -129,7 +129,7 @@ absl::StatusOr<std::vector<ir::Tensor>> GpuModel::Run(
   RETURN_IF_ERROR(RunOnDevice());
   std::vector<ir::Tensor> outputs;
   for (int id : graph_.outputs) {
-    const passes::Buffer& b = graph_.buffers[static_cast<size_t>(id)];
+    const graph::Buffer& b = graph_.buffers[static_cast<size_t>(id)];
     ir::Tensor t(b.shape, b.dtype);
     RETURN_IF_ERROR(
         buffers_[static_cast<size_t>(id)]->Download(t.raw(), static_cast<size_t>(t.NumBytes())));

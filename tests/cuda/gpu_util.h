@@ -77,7 +77,7 @@ class GpuModel {
   absl::Status RunOnDevice();
 
  private:
-  passes::Graph graph_;
+  graph::Graph graph_;
   std::unique_ptr<GpuKernels> kernels_;
   std::vector<codegen::KernelFunction> calls_;
   std::vector<std::unique_ptr<DeviceBuffer>> buffers_;  // by buffer id

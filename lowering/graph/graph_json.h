@@ -1,20 +1,20 @@
 // NAME.graph.json: the partitioned model's graph, as documented in docs/graph-format.md.
-#ifndef RULES_RELAY_LOWERING_PASSES_GRAPH_JSON_H_
-#define RULES_RELAY_LOWERING_PASSES_GRAPH_JSON_H_
+#ifndef RULES_RELAY_LOWERING_GRAPH_GRAPH_JSON_H_
+#define RULES_RELAY_LOWERING_GRAPH_GRAPH_JSON_H_
 
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "lowering/passes/partition.h"
+#include "lowering/graph/graph.h"
 
-namespace relay::passes {
+namespace relay::graph {
 
 inline constexpr int kGraphFormatVersion = 1;
 
 // Serialises the graph with the kernels' summaries (ops, flops). Deterministic: keys sorted,
 // two-space indentation, trailing newline.
-std::string GraphToJson(const Graph& graph, const std::vector<Kernel>& kernels);
+std::string GraphToJson(const Graph& graph, const std::vector<KernelSummary>& kernels);
 
 // Parses and validates a graph file (version, buffer ids in range, every argument written before
 // it is read, kernel ids well formed). `source_name` prefixes errors.
@@ -23,6 +23,6 @@ absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& 
 // The distinct kernel ids a graph calls, in first-call order.
 std::vector<std::string> KernelIds(const Graph& graph);
 
-}  // namespace relay::passes
+}  // namespace relay::graph
 
-#endif  // RULES_RELAY_LOWERING_PASSES_GRAPH_JSON_H_
+#endif  // RULES_RELAY_LOWERING_GRAPH_GRAPH_JSON_H_

@@ -1,4 +1,4 @@
-#include "lowering/passes/graph_json.h"
+#include "lowering/graph/graph_json.h"
 
 #include <map>
 #include <set>
@@ -6,9 +6,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lowering/target/target.h"
 #include "nlohmann/json.hpp"
 
-namespace relay::passes {
+namespace relay::graph {
 namespace {
 
 using json = nlohmann::json;
@@ -25,15 +26,6 @@ const char* KindName(Buffer::Kind kind) {
   return "?";
 }
 
-bool IsKernelId(const std::string& id) {
-  if (id.size() != 22 || id.rfind("k_", 0) != 0) return false;
-  for (size_t i = 2; i < id.size(); ++i) {
-    const char c = id[i];
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::vector<std::string> KernelIds(const Graph& graph) {
@@ -45,7 +37,7 @@ std::vector<std::string> KernelIds(const Graph& graph) {
   return ids;
 }
 
-std::string GraphToJson(const Graph& graph, const std::vector<Kernel>& kernels) {
+std::string GraphToJson(const Graph& graph, const std::vector<KernelSummary>& kernels) {
   json buffers = json::array();
   for (const Buffer& b : graph.buffers) {
     json jb = {{"id", b.id},
@@ -60,7 +52,7 @@ std::string GraphToJson(const Graph& graph, const std::vector<Kernel>& kernels) 
     calls.push_back({{"kernel", c.kernel}, {"args", c.args}, {"outputs", c.outputs}});
   }
   json jkernels = json::object();
-  for (const Kernel& k : kernels) {
+  for (const KernelSummary& k : kernels) {
     jkernels[k.id] = {{"ops", absl::StrJoin(k.ops, "+")}, {"flops", k.flops}};
   }
   json doc = {{"format", "rules_relay.graph"}, {"version", kGraphFormatVersion},
@@ -176,4 +168,4 @@ absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& 
   return g;
 }
 
-}  // namespace relay::passes
+}  // namespace relay::graph
