@@ -21,7 +21,8 @@
 # when nothing runs say so (status then exits 3, like an LSB init script).
 set -euo pipefail
 
-readonly SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+readonly SCRIPT_DIR
 readonly TEMPLATE="$SCRIPT_DIR/nginx.conf.template"
 
 die() {
@@ -60,7 +61,9 @@ while (($# > 0)); do
   esac
 done
 
-[[ "$port" =~ ^[0-9]+$ ]] && ((port > 0 && port < 65536)) || die "--port: '$port' is not a port"
+if ! [[ "$port" =~ ^[0-9]+$ ]] || ((port < 1 || port > 65535)); then
+  die "--port: '$port' is not a port"
+fi
 [[ "$max_body" =~ ^[0-9]+[kKmMgG]?$ ]] || die "--max_body: '$max_body' is not an nginx size (512m, 1g)"
 [[ "$dir" == /* ]] || dir="$PWD/$dir"
 dir="${dir%/}"

@@ -129,22 +129,6 @@ std::vector<int64_t> BroadcastIndices(const ir::Shape& in_shape, const ir::Shape
   return out;
 }
 
-double LowestValue(ir::DType dtype) {
-  switch (dtype) {
-    case ir::DType::kFloat32:
-      return -static_cast<double>(std::numeric_limits<float>::max());
-    case ir::DType::kFloat16:
-      return -65504.0;
-    case ir::DType::kInt32:
-      return std::numeric_limits<int32_t>::min();
-    case ir::DType::kInt64:
-      return static_cast<double>(std::numeric_limits<int64_t>::min());
-    case ir::DType::kBool:
-      return 0;
-  }
-  return 0;
-}
-
 std::vector<int64_t> IntsOrInt(const ir::AttrValue& value) {
   switch (value.kind()) {
     case ir::AttrKind::kNone:

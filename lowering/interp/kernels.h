@@ -64,8 +64,7 @@ int64_t Ravel(const std::vector<int64_t>& index, const ir::Shape& shape);
 // of `in_shape` that numpy broadcasting reads for it. `in_shape` must broadcast to `out_shape`.
 std::vector<int64_t> BroadcastIndices(const ir::Shape& in_shape, const ir::Shape& out_shape);
 
-// The smallest value of `dtype` (the lowest finite value for floats, as TVM's min_value).
-double LowestValue(ir::DType dtype);
+using ir::LowestValue;
 
 // An int-list attribute that may also hold a lone int (`axis=1` and `axis=[1]` mean the same);
 // None gives an empty list.

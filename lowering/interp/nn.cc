@@ -445,6 +445,14 @@ Kernel MakeSoftmax(bool log) {
   };
 }
 
+// What every 2-D pool takes: NCHW data of rank 4.
+absl::Status CheckPoolData(const Tensor& data, const ir::Attrs& attrs) {
+  RETURN_IF_ERROR(ir::ops::CheckLayout("layout", attrs.GetString("layout"), "NCHW"));
+  RETURN_IF_ERROR(ir::ops::CheckLayout("out_layout", attrs.GetString("out_layout"), "NCHW",
+                                       /*also_empty=*/true));
+  return CheckRank(data, "data", 4);
+}
+
 // max_pool2d (is_max) or avg_pool2d. Window (y, x) covers input rows y*sh - top + ky*dh for
 // ky in [0, kh) (likewise columns). Max takes the in-bounds taps (padding never wins). Average
 // sums the in-bounds taps and divides by the taps inside the explicitly padded input when
@@ -454,10 +462,7 @@ Kernel MakePool2D(bool is_max) {
   return [is_max](const std::vector<Value>& args, const ir::Attrs& attrs) -> absl::StatusOr<Value> {
     ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"data"}));
     const Tensor& data = t[0];
-    RETURN_IF_ERROR(ir::ops::CheckLayout("layout", attrs.GetString("layout"), "NCHW"));
-    RETURN_IF_ERROR(ir::ops::CheckLayout("out_layout", attrs.GetString("out_layout"), "NCHW",
-                                         /*also_empty=*/true));
-    RETURN_IF_ERROR(CheckRank(data, "data", 4));
+    RETURN_IF_ERROR(CheckPoolData(data, attrs));
     ASSIGN_OR_RETURN(auto pool, NormalizePair(attrs.GetInts("pool_size"), "pool_size", 1));
     ASSIGN_OR_RETURN(auto stride, NormalizePair(attrs.GetInts("strides"), "strides", 1));
     ASSIGN_OR_RETURN(auto dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
@@ -524,10 +529,7 @@ Kernel MakeGlobalPool2D(bool is_max) {
   return [is_max](const std::vector<Value>& args, const ir::Attrs& attrs) -> absl::StatusOr<Value> {
     ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"data"}));
     const Tensor& data = t[0];
-    RETURN_IF_ERROR(ir::ops::CheckLayout("layout", attrs.GetString("layout"), "NCHW"));
-    RETURN_IF_ERROR(ir::ops::CheckLayout("out_layout", attrs.GetString("out_layout"), "NCHW",
-                                         /*also_empty=*/true));
-    RETURN_IF_ERROR(CheckRank(data, "data", 4));
+    RETURN_IF_ERROR(CheckPoolData(data, attrs));
     const int64_t nb = data.shape()[0], nc = data.shape()[1];
     const int64_t hw = data.shape()[2] * data.shape()[3];
     if (hw == 0) {

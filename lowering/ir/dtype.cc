@@ -1,5 +1,8 @@
 #include "lowering/ir/dtype.h"
 
+#include <cstdint>
+#include <limits>
+
 namespace relay::ir {
 
 const char* DTypeName(DType dtype) {
@@ -45,5 +48,21 @@ int DTypeBytes(DType dtype) {
 bool IsFloat(DType dtype) { return dtype == DType::kFloat32 || dtype == DType::kFloat16; }
 
 bool IsInt(DType dtype) { return dtype == DType::kInt32 || dtype == DType::kInt64; }
+
+double LowestValue(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return -static_cast<double>(std::numeric_limits<float>::max());
+    case DType::kFloat16:
+      return -65504.0;
+    case DType::kInt32:
+      return std::numeric_limits<int32_t>::min();
+    case DType::kInt64:
+      return static_cast<double>(std::numeric_limits<int64_t>::min());
+    case DType::kBool:
+      return 0;
+  }
+  return 0;
+}
 
 }  // namespace relay::ir

@@ -22,6 +22,10 @@ int DTypeBytes(DType dtype);
 bool IsFloat(DType dtype);
 bool IsInt(DType dtype);
 
+// The smallest value of `dtype`: the lowest finite value for floats (as TVM's min_value), the
+// identity of max. The interpreter's and the computes' max-pools start from it.
+double LowestValue(DType dtype);
+
 }  // namespace relay::ir
 
 #endif  // RULES_RELAY_LOWERING_IR_DTYPE_H_

@@ -59,7 +59,7 @@ class CudaStrategy {
         RETURN_IF_ERROR(s->ComputeInline());
       }
     }
-    FindReaders();
+    readers_ = FindReaders(schedule_, &expander_);
     std::set<const Stage*> done;
     for (const te::Tensor& out : schedule_.outputs()) {
       Stage* o = schedule_[out];
@@ -457,21 +457,6 @@ class CudaStrategy {
       return true;
     });
     return bytes;
-  }
-
-  // readers_[t]: the materialized stages whose expanded bodies read t.
-  void FindReaders() {
-    for (const auto& s : schedule_.stages()) {
-      if (!IsCompute(*s) || s->inlined()) continue;
-      std::set<const te::OperationNode*> seen;
-      tir::VisitExpr(expander_.Expanded(s->op().get()), [&](const PrimExpr& x) {
-        if (x->kind() == ExprKind::kProducerRead) {
-          te::Tensor t = InlineExpander::OpOf(x);
-          if (seen.insert(t.get()).second) readers_[t.get()].push_back(s.get());
-        }
-        return true;
-      });
-    }
   }
 
   // Whether every read of `r` in `reader`'s expanded body takes one element once the reader's

@@ -1,5 +1,6 @@
 #include "lowering/schedule/expand.h"
 
+#include <set>
 #include <utility>
 
 #include "lowering/support/check.h"
@@ -35,6 +36,22 @@ tir::PrimExpr InlineExpander::Expand(const tir::PrimExpr& e, const Stage* reader
     for (size_t d = 0; d < idx.size(); ++d) m[t->axes()[d].var.get()] = idx[d];
     return tir::Substitute(Expanded(t.get()), m);
   });
+}
+
+Readers FindReaders(const Schedule& schedule, InlineExpander* expander) {
+  Readers readers;
+  for (const auto& s : schedule.stages()) {
+    if (!IsCompute(*s) || s->inlined()) continue;
+    std::set<const te::OperationNode*> seen;
+    tir::VisitExpr(expander->Expanded(s->op().get()), [&](const tir::PrimExpr& x) {
+      if (x->kind() == tir::ExprKind::kProducerRead) {
+        te::Tensor t = InlineExpander::OpOf(x);
+        if (seen.insert(t.get()).second) readers[t.get()].push_back(s.get());
+      }
+      return true;
+    });
+  }
+  return readers;
 }
 
 }  // namespace relay::schedule

@@ -4,6 +4,7 @@
 #define RULES_RELAY_LOWERING_SCHEDULE_EXPAND_H_
 
 #include <map>
+#include <vector>
 
 #include "lowering/schedule/schedule.h"
 
@@ -27,6 +28,11 @@ class InlineExpander {
   const Schedule& schedule_;
   std::map<const te::OperationNode*, tir::PrimExpr> memo_;  // lookups only
 };
+
+// The materialized (computed, not inlined) stages whose expanded bodies read each operation, in
+// stage order: who really reads what once inlining is applied. Lookups only.
+using Readers = std::map<const te::OperationNode*, std::vector<const Stage*>>;
+Readers FindReaders(const Schedule& schedule, InlineExpander* expander);
 
 }  // namespace relay::schedule
 

@@ -9,6 +9,7 @@
 #include "lowering/schedule/lower_internal.h"
 #include "lowering/support/check.h"
 #include "lowering/tir/substitute.h"
+#include "lowering/tir/visitor.h"
 
 namespace relay::schedule::lower_internal {
 
@@ -309,39 +310,33 @@ Stmt Lowerer::Loop(StageInfo* s, int q, ForKind kind, const std::function<Stmt(i
 // Loop variables are made with their loops' names; in the final text, the first binding of
 // a name keeps it and later ones get a suffix (i0, i0_1, ...), so the text is unambiguous.
 Stmt Lowerer::UniqueNames(const Stmt& s) {
-  if (s == nullptr) return s;
-  switch (s->kind()) {
-    case tir::StmtKind::kFor:
-    case tir::StmtKind::kLetStmt: {
+  class Renamer : public tir::StmtExprMutator {
+   public:
+    explicit Renamer(Lowerer* lowerer) : lowerer_(lowerer) {}
+    Stmt VisitStmt(const Stmt& s) override {
+      if (s == nullptr ||
+          (s->kind() != tir::StmtKind::kFor && s->kind() != tir::StmtKind::kLetStmt)) {
+        return StmtExprMutator::VisitStmt(s);
+      }
       PrimExpr var = s->loop_var();
       Stmt body = s->body();
-      const std::string name = Fresh(&var_names_, var->name());
+      const std::string name = lowerer_->Fresh(&lowerer_->var_names_, var->name());
       if (name != var->name()) {
         PrimExpr renamed = tir::MakeVar(name, var->dtype());
         body = tir::Substitute(body, VarMap{{var.get(), renamed}});
         var = renamed;
       }
-      body = UniqueNames(body);
+      body = VisitStmt(body);
       if (s->kind() == tir::StmtKind::kFor) {
         return tir::MakeFor(var, s->min(), s->extent(), s->for_kind(), body);
       }
       return tir::MakeLetStmt(var, s->value(), body);
     }
-    case tir::StmtKind::kSeq: {
-      std::vector<Stmt> seq;
-      for (const Stmt& c : s->seq()) seq.push_back(UniqueNames(c));
-      return tir::MakeSeq(std::move(seq));
-    }
-    case tir::StmtKind::kAllocate:
-      return tir::MakeAllocate(s->buffer(), UniqueNames(s->body()));
-    case tir::StmtKind::kIfThenElse:
-      return tir::MakeIfThenElse(s->condition(), UniqueNames(s->body()),
-                                 UniqueNames(s->else_body()));
-    case tir::StmtKind::kStore:
-    case tir::StmtKind::kBarrier:
-      return s;
-  }
-  return s;
+
+   private:
+    Lowerer* lowerer_;
+  };
+  return Renamer(this).VisitStmt(s);
 }
 
 // A root nest with threadIdx loops but no blockIdx loop (a cross-thread reduction to a

@@ -217,7 +217,7 @@ class DefaultStrategy {
         RETURN_IF_ERROR(s->ComputeInline());
       }
     }
-    FindReaders();
+    readers_ = FindReaders(schedule_, &expander_);
     std::set<const Stage*> done;
     for (const te::Tensor& out : schedule_.outputs()) {
       Stage* o = schedule_[out];
@@ -247,21 +247,6 @@ class DefaultStrategy {
   }
 
  private:
-  // readers_[t]: the materialized stages whose expanded bodies read t.
-  void FindReaders() {
-    for (const auto& s : schedule_.stages()) {
-      if (!IsCompute(*s) || s->inlined()) continue;
-      std::set<const te::OperationNode*> seen;
-      tir::VisitExpr(expander_.Expanded(s->op().get()), [&](const PrimExpr& x) {
-        if (x->kind() == ExprKind::kProducerRead) {
-          te::Tensor t = InlineExpander::OpOf(x);
-          if (seen.insert(t.get()).second) readers_[t.get()].push_back(s.get());
-        }
-        return true;
-      });
-    }
-  }
-
   // The reductions that can be computed inside `o`'s loops: every materialized reader is `o`
   // or another such reduction, every read indexes with plain variables or constants, and `o`'s
   // own reads depend on at least one of its axes (otherwise the reduction is computed once, at

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "lowering/support/check.h"
+#include "lowering/tir/visitor.h"
 
 namespace relay::tir {
 
@@ -44,54 +45,15 @@ PrimExpr Substitute(const PrimExpr& e, const VarMap& vmap) {
 }
 
 Stmt MutateStmtExprs(const Stmt& s, const std::function<PrimExpr(const PrimExpr&)>& f) {
-  if (s == nullptr) return s;
-  auto m = [&](const PrimExpr& e) { return MutateExpr(e, f); };
-  switch (s->kind()) {
-    case StmtKind::kFor: {
-      PrimExpr min = m(s->min()), extent = m(s->extent());
-      Stmt body = MutateStmtExprs(s->body(), f);
-      if (min == s->min() && extent == s->extent() && body == s->body()) return s;
-      return MakeFor(s->loop_var(), min, extent, s->for_kind(), body);
-    }
-    case StmtKind::kSeq: {
-      std::vector<Stmt> seq;
-      bool same = true;
-      for (const Stmt& c : s->seq()) {
-        seq.push_back(MutateStmtExprs(c, f));
-        if (seq.back() != c) same = false;
-      }
-      if (same) return s;
-      return MakeSeq(std::move(seq));
-    }
-    case StmtKind::kStore: {
-      PrimExpr index = m(s->index()), value = m(s->value());
-      if (index == s->index() && value == s->value()) return s;
-      return MakeStore(s->buffer(), index, value);
-    }
-    case StmtKind::kAllocate: {
-      Stmt body = MutateStmtExprs(s->body(), f);
-      if (body == s->body()) return s;
-      return MakeAllocate(s->buffer(), body);
-    }
-    case StmtKind::kIfThenElse: {
-      PrimExpr cond = m(s->condition());
-      Stmt then_body = MutateStmtExprs(s->body(), f);
-      Stmt else_body = MutateStmtExprs(s->else_body(), f);
-      if (cond == s->condition() && then_body == s->body() && else_body == s->else_body()) {
-        return s;
-      }
-      return MakeIfThenElse(cond, then_body, else_body);
-    }
-    case StmtKind::kBarrier:
-      return s;
-    case StmtKind::kLetStmt: {
-      PrimExpr value = m(s->value());
-      Stmt body = MutateStmtExprs(s->body(), f);
-      if (value == s->value() && body == s->body()) return s;
-      return MakeLetStmt(s->loop_var(), value, body);
-    }
-  }
-  return s;
+  class ExprRewriter : public StmtExprMutator {
+   public:
+    explicit ExprRewriter(const std::function<PrimExpr(const PrimExpr&)>& f) : f_(f) {}
+    PrimExpr VisitExpr(const PrimExpr& e) override { return MutateExpr(e, f_); }
+
+   private:
+    const std::function<PrimExpr(const PrimExpr&)>& f_;
+  };
+  return ExprRewriter(f).VisitStmt(s);
 }
 
 Stmt Substitute(const Stmt& s, const VarMap& vmap) {

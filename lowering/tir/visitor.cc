@@ -88,4 +88,54 @@ bool HasLoad(const PrimExpr& e) {
   return AnyNode(e, [](const PrimExpr& x) { return x->kind() == ExprKind::kLoad; });
 }
 
+Stmt StmtExprMutator::VisitStmt(const Stmt& s) {
+  if (s == nullptr) return s;
+  switch (s->kind()) {
+    case StmtKind::kFor: {
+      PrimExpr min = VisitExpr(s->min()), extent = VisitExpr(s->extent());
+      Stmt body = VisitStmt(s->body());
+      if (min == s->min() && extent == s->extent() && body == s->body()) return s;
+      return MakeFor(s->loop_var(), min, extent, s->for_kind(), body);
+    }
+    case StmtKind::kSeq: {
+      std::vector<Stmt> seq;
+      bool same = true;
+      for (const Stmt& c : s->seq()) {
+        seq.push_back(VisitStmt(c));
+        if (seq.back() != c) same = false;
+      }
+      if (same) return s;
+      return MakeSeq(std::move(seq));
+    }
+    case StmtKind::kStore: {
+      PrimExpr index = VisitExpr(s->index()), value = VisitExpr(s->value());
+      if (index == s->index() && value == s->value()) return s;
+      return MakeStore(s->buffer(), index, value);
+    }
+    case StmtKind::kAllocate: {
+      Stmt body = VisitStmt(s->body());
+      if (body == s->body()) return s;
+      return MakeAllocate(s->buffer(), body);
+    }
+    case StmtKind::kIfThenElse: {
+      PrimExpr cond = VisitExpr(s->condition());
+      Stmt then_body = VisitStmt(s->body());
+      Stmt else_body = VisitStmt(s->else_body());
+      if (cond == s->condition() && then_body == s->body() && else_body == s->else_body()) {
+        return s;
+      }
+      return MakeIfThenElse(cond, then_body, else_body);
+    }
+    case StmtKind::kLetStmt: {
+      PrimExpr value = VisitExpr(s->value());
+      Stmt body = VisitStmt(s->body());
+      if (value == s->value() && body == s->body()) return s;
+      return MakeLetStmt(s->loop_var(), value, body);
+    }
+    case StmtKind::kBarrier:
+      return s;
+  }
+  return s;
+}
+
 }  // namespace relay::tir

@@ -27,6 +27,19 @@ class StmtExprVisitor {
   virtual void VisitExpr(const PrimExpr& e);
 };
 
+// Rebuilds statements, as TVM's StmtExprMutator and Halide's IRMutator: a pass that rewrites a
+// function subclasses it and overrides what it changes. VisitStmt rewrites a statement's
+// expressions (through VisitExpr) and nested statements (through VisitStmt) and returns the very
+// same node when nothing below it changed; VisitExpr returns its expression as is unless
+// overridden. Null statements stay null.
+class StmtExprMutator {
+ public:
+  virtual ~StmtExprMutator() = default;
+
+  virtual Stmt VisitStmt(const Stmt& s);
+  virtual PrimExpr VisitExpr(const PrimExpr& e) { return e; }
+};
+
 // Calls `on_stmt` on every statement of `s` and `on_expr` on every expression node in them, in
 // StmtExprVisitor's order.
 void WalkStmt(const Stmt& s, const std::function<void(const Stmt&)>& on_stmt,

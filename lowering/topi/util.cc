@@ -123,22 +123,6 @@ double RoundTo(ir::DType dtype, double v) {
   return v;
 }
 
-double LowestValue(ir::DType dtype) {
-  switch (dtype) {
-    case ir::DType::kFloat32:
-      return -static_cast<double>(std::numeric_limits<float>::max());
-    case ir::DType::kFloat16:
-      return -65504.0;
-    case ir::DType::kInt32:
-      return std::numeric_limits<int32_t>::min();
-    case ir::DType::kInt64:
-      return static_cast<double>(std::numeric_limits<int64_t>::min());
-    case ir::DType::kBool:
-      return 0;
-  }
-  return 0;
-}
-
 PrimExpr Const(ir::DType dtype, double v) { return tir::MakeConst(dtype, RoundTo(dtype, v)); }
 
 PrimExpr CastTo(ir::DType to, PrimExpr e) {

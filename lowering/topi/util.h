@@ -56,9 +56,7 @@ ir::DType MathType(ir::DType dtype);
 // `v` as the interpreter stores it into `dtype`: rounded for floats, truncated toward zero and
 // wrapped for integers, `v != 0` for bool.
 double RoundTo(ir::DType dtype, double v);
-// The smallest value of `dtype` (the lowest finite value for floats), as the interpreter's
-// max-pool starts from.
-double LowestValue(ir::DType dtype);
+using ir::LowestValue;
 // A constant of `dtype` holding RoundTo(dtype, v).
 PrimExpr Const(ir::DType dtype, double v);
 

@@ -22,7 +22,8 @@ fail() {
 kernel() {
   mkdir -p kernels
   printf '%s' "$1" >kernel.tmp
-  local id="k_$(sha256sum kernel.tmp | cut -c1-20)"
+  local id
+  id="k_$(sha256sum kernel.tmp | cut -c1-20)"
   mv kernel.tmp "kernels/$id.relay"
   echo "kernels/$id.relay"
 }
@@ -38,13 +39,15 @@ expect_failure() {
   [[ "$status" -eq 1 ]] || fail "$name: exit status $status, expected 1"
   grep -qF -- "$expected" stderr.txt || fail "$name: stderr lacks '$expected': $(cat stderr.txt)"
   grep -q "^relayc: " stderr.txt || fail "$name: stderr does not start with 'relayc: '"
-  [[ -z "$(ls -A out)" ]] || fail "$name: left $(ls -A out | tr '\n' ' ')in the output folder"
+  local left
+  left="$(find out -mindepth 1 -printf '%f ')"
+  [[ -z "$left" ]] || fail "$name: left ${left}in the output folder"
   echo "ok $name: $(head -c 300 stderr.txt)"
 }
 
 "$RELAYC" partition "$EXAMPLE" --kernel_dir good --write_kernels --out_dir p >/dev/null ||
   fail "partition"
-good="$(ls good/k_*.relay | head -n 1)"
+good="$(find good -name 'k_*.relay' | sort | head -n 1)"
 good_id="$(basename "$good" .relay)"
 
 # The control: the same kernel compiles, and writes the object and its metadata.
@@ -92,7 +95,8 @@ echo "old metadata" >out/k.json
 "$RELAYC" compile "$type_error" -o out/k.o 2>/dev/null && fail "type_error compiled"
 [[ "$(cat out/k.o)" == "old object" && "$(cat out/k.json)" == "old metadata" ]] ||
   fail "a failed compile changed existing outputs"
-[[ "$(ls -A out | wc -l)" -eq 2 ]] || fail "a failed compile left files: $(ls -A out)"
+left="$(find out -mindepth 1 -printf '%f ')"
+[[ "$left" == "k.json k.o " || "$left" == "k.o k.json " ]] || fail "a failed compile left files: $left"
 
 # relayc run with a target it cannot run writes nothing.
 RELAY_CACHE_DIR="$WORK/cache" "$RELAYC" run "$EXAMPLE" --random_inputs --target=cuda-sm80 \

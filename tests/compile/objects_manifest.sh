@@ -32,11 +32,12 @@ for dir in models/kernels tests/e2e/kernels; do
 done
 for target in "${targets[@]}"; do
   mkdir -p "$work/$target"
+  # shellcheck disable=SC2016  # the inner sh expands them
   printf '%s\n' "${kernels[@]}" | sort -u |
     xargs -P "$(nproc)" -I{} sh -c \
       'id=$(basename "$1" .relay); "$2" compile --target "$3" -o "$4/$3/$id.o" "$1" >/dev/null' \
       _ {} "$relayc" "$target" "$work" ||
     { echo "objects_manifest: compiling for $target failed" >&2; exit 1; }
 done
-(cd "$work" && sha256sum */*.o | sort -k2) >"$out"
+(cd "$work" && sha256sum -- */*.o | sort -k2) >"$out"
 echo "objects_manifest: $(wc -l <"$out") objects ($((${#kernels[@]})) kernel files x ${#targets[@]} targets) -> $out"

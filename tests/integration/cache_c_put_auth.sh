@@ -53,14 +53,17 @@ expect_eq "PUT of an action result: 201" \
 # What the server refuses even with credentials.
 expect_eq "DELETE: 405" \
   "$(curl_status -u "$CACHE_USER:$CACHE_PASSWORD" -X DELETE "$CACHE_URL/cas/$digest")" 405
-[[ -f "$stored" ]] && pass "the blob survived the DELETE" || fail "DELETE removed the blob"
+if [[ -f "$stored" ]]; then pass "the blob survived the DELETE"; else fail "DELETE removed the blob"; fi
 head -c 70000 /dev/zero >"$ITEST_TMP/big"
 big_digest="$(sha256sum "$ITEST_TMP/big" | cut -d' ' -f1)"
 expect_eq "PUT over --max_body 64k: 413" \
   "$(curl_status -u "$CACHE_USER:$CACHE_PASSWORD" -X PUT --data-binary @"$ITEST_TMP/big" \
     "$CACHE_URL/cas/$big_digest")" 413
-[[ -e "$CACHE_DIR/cas/$big_digest" ]] && fail "the big blob was stored" ||
+if [[ -e "$CACHE_DIR/cas/$big_digest" ]]; then
+  fail "the big blob was stored"
+else
   pass "the big blob was not stored"
+fi
 expect_eq "PUT outside /ac/ and /cas/: 404" \
   "$(curl_status -u "$CACHE_USER:$CACHE_PASSWORD" -X PUT --data-binary @"$blob" \
     "$CACHE_URL/other/$digest")" 404
@@ -86,8 +89,11 @@ report_counts "ci without credentials"
 expect_success "the build succeeds"
 expect_grep "Bazel warns that it could not write" "Writing to Remote Cache:" "$ITEST_OUT"
 refused=$(access_count PUT 401)
-((refused > 3)) && pass "its uploads were refused ($refused PUTs got 401)" ||
+if ((refused > 3)); then
+  pass "its uploads were refused ($refused PUTs got 401)"
+else
   fail "only $refused PUTs were refused"
+fi
 expect_eq "and changed nothing in the cache" "$(cache_blobs)" "$blobs_before"
 expect_eq "no PUT succeeded" "$(access_count PUT 201)" "$puts_ok_before"
 

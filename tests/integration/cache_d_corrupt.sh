@@ -29,8 +29,11 @@ else
 fi
 size=$(stat -c %s "$cas_file")
 printf '\xde\xad\xbe\xef' | dd of="$cas_file" bs=1 seek=$((size / 2)) conv=notrunc status=none
-[[ "$(sha256sum "$cas_file" | cut -d' ' -f1)" != "$object_digest" ]] &&
-  pass "the CAS file no longer hashes to its name" || fail "the flip changed nothing"
+if [[ "$(sha256sum "$cas_file" | cut -d' ' -f1)" != "$object_digest" ]]; then
+  pass "the CAS file no longer hashes to its name"
+else
+  fail "the flip changed nothing"
+fi
 
 # Replace the second kernel's action-cache entry (the ActionResult naming its outputs) with
 # bytes that are no ActionResult.

@@ -55,7 +55,7 @@ expect_eq "no upload was refused or failed" \
 for user in ci ci2; do
   n=$(awk -v u="$user" '$2 == u && $0 ~ /"PUT / && $(NF - 3) ~ /^20[14]$/' \
     "$CACHE_DIR/nginx/access.log" | wc -l)
-  ((n > 0)) && pass "$user uploaded $n blobs" || fail "$user uploaded nothing"
+  if ((n > 0)); then pass "$user uploaded $n blobs"; else fail "$user uploaded nothing"; fi
 done
 expect_same_outputs "both machines' outputs are identical" "$(outputs_digest "$ITEST_TMP/a")" \
   "$(outputs_digest "$ITEST_TMP/b")"
@@ -63,7 +63,8 @@ bad=0
 for f in "$CACHE_DIR"/cas/*; do
   [[ "$(sha256sum "$f" | cut -d' ' -f1)" == "$(basename "$f")" ]] || bad=$((bad + 1))
 done
-expect_eq "every CAS blob hashes to its name ($(ls "$CACHE_DIR/cas" | wc -l) blobs)" "$bad" 0
+expect_eq "every CAS blob hashes to its name ($(find "$CACHE_DIR/cas" -mindepth 1 | wc -l) blobs)" \
+  "$bad" 0
 expect_eq "no temporary upload is left behind" \
   "$(find "$CACHE_DIR/nginx/client_body_temp" -type f | wc -l)" 0
 

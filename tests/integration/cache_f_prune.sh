@@ -24,8 +24,11 @@ listing() {
 
 out="$("$prune" --dir "$dir" --max_age_days 14 --dry_run)"
 expect_eq "--dry_run removes nothing" "$(listing)" "ac/old_ac cas/day cas/new cas/old_cas cas/week "
-[[ "$out" == *"would remove $dir/ac/old_ac"* && "$out" == *"would remove 2 blobs"* ]] &&
-  pass "--dry_run names what it would remove" || fail "--dry_run said: $out"
+if [[ "$out" == *"would remove $dir/ac/old_ac"* && "$out" == *"would remove 2 blobs"* ]]; then
+  pass "--dry_run names what it would remove"
+else
+  fail "--dry_run said: $out"
+fi
 
 "$prune" --dir "$dir" --max_age_days 14 >/dev/null
 expect_eq "--max_age_days 14 removes the blobs not read for 14 days" "$(listing)" \
@@ -34,8 +37,11 @@ expect_eq "--max_age_days 14 removes the blobs not read for 14 days" "$(listing)
 # 9000 bytes left; at most 4500: the least recently read go first (week, then day).
 out="$("$prune" --dir "$dir" --max_size 4500)"
 expect_eq "--max_size removes the least recently read first" "$(listing)" "cas/new "
-[[ "$out" == *"removed 2 blobs (6000 bytes); 3000 bytes left"* ]] &&
-  pass "and says how much ($out)" || fail "it said: $out"
+if [[ "$out" == *"removed 2 blobs (6000 bytes); 3000 bytes left"* ]]; then
+  pass "and says how much ($out)"
+else
+  fail "it said: $out"
+fi
 
 rc=0
 "$prune" --dir "$dir" >/dev/null 2>&1 || rc=$?
@@ -54,8 +60,11 @@ kernel="$(kernel_ids "$WS/m/kernels" | head -n 1)"
 object_digest="$(sha256sum "$WS/bazel-bin/m/kernels_x86-64/$kernel.o" | cut -d' ' -f1)"
 touch -a -d "30 days ago" "$CACHE_DIR/cas/$object_digest"
 "$prune" --dir "$CACHE_DIR" --max_age_days 14 >/dev/null
-[[ -e "$CACHE_DIR/cas/$object_digest" ]] && fail "the kernel object was not pruned" ||
+if [[ -e "$CACHE_DIR/cas/$object_digest" ]]; then
+  fail "the kernel object was not pruned"
+else
   pass "the kernel object $kernel.o was pruned, its action-cache entry was not"
+fi
 
 cache_machine "$ITEST_TMP/b"
 must_bazel build --config=remote-ro //m:all

@@ -79,12 +79,16 @@ cache_htpasswd() {
 # --no_htpasswd is the first argument: a read-only server). Sets CACHE_DIR, CACHE_PORT,
 # CACHE_URL.
 cache_server_start() {
-  local auth=(--htpasswd "$ITEST_TMP/htpasswd")
-  if [[ "${1:-}" == --no_htpasswd ]]; then
-    auth=()
-    shift
-  fi
+  local auth=(--htpasswd "$ITEST_TMP/htpasswd") options=() arg
+  for arg in "$@"; do
+    if [[ "$arg" == --no_htpasswd ]]; then
+      auth=()
+    else
+      options+=("$arg")
+    fi
+  done
   [[ -f "$ITEST_TMP/htpasswd" ]] || cache_htpasswd "$ITEST_TMP/htpasswd" "$CACHE_USER" "$CACHE_PASSWORD"
+  # shellcheck disable=SC2034  # read by the tests that source this file
   CACHE_HTPASSWD="$ITEST_TMP/htpasswd"
   local n=$((${#CACHE_SERVERS[@]} + 1))
   CACHE_DIR="$ITEST_TMP/cache$n"
@@ -92,9 +96,10 @@ cache_server_start() {
   for _ in 1 2 3 4 5 6 7 8 9 10; do
     port=$((20000 + (RANDOM % 20000)))
     port_in_use "$port" && continue
-    if "$SERVE" start --dir "$CACHE_DIR" --port "$port" "${auth[@]+"${auth[@]}"}" "$@" \
-      >"$ITEST_TMP/serve.$n.out" 2>&1; then
+    if "$SERVE" start --dir "$CACHE_DIR" --port "$port" "${auth[@]+"${auth[@]}"}" \
+      "${options[@]+"${options[@]}"}" >"$ITEST_TMP/serve.$n.out" 2>&1; then
       CACHE_SERVERS+=("$CACHE_DIR")
+      # shellcheck disable=SC2034  # read by the tests that source this file
       CACHE_PORT="$port"
       CACHE_URL="http://127.0.0.1:$port"
       echo "cache server: $(cat "$ITEST_TMP/serve.$n.out")"

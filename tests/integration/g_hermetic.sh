@@ -56,13 +56,13 @@ expect_eq "the C++ actions see the strict action environment's PATH" \
 # live in bazel-out/host/ on Bazel 4 and 5, in bazel-out/<cpu>-opt-exec-<hash>/ from Bazel 6.
 exec_bin='^bazel-out/(host|[^/]*-exec-[^/]*)/bin'
 expect_eq "RelayCompile inputs: relayc and one kernel or overflow file" \
-  "$(spawn_field RelayCompile input | grep -vE -e '^toolchain/relayc$' \
+  "$(spawn_field RelayCompile input | grep -cvE -e '^toolchain/relayc$' \
     -e "$exec_bin/toolchain/relayc_bin\$" -e '^m/kernels/k_[0-9a-f]*\.relay$' \
-    -e '^bazel-out/k8-fastbuild/bin/m/net\.overflow\.relay$' | wc -l)" 0
+    -e '^bazel-out/k8-fastbuild/bin/m/net\.overflow\.relay$' || true)" 0
 expect_eq "RelayPartition inputs: relayc, the model and the library's kernel files" \
-  "$(spawn_field RelayPartition input | grep -vE -e '^toolchain/relayc$' \
+  "$(spawn_field RelayPartition input | grep -cvE -e '^toolchain/relayc$' \
     -e "$exec_bin/toolchain/relayc_bin\$" -e '^m/kernels/k_[0-9a-f]*\.relay$' \
-    -e '^m/net\.onnx$' | wc -l)" 0
+    -e '^m/net\.onnx$' || true)" 0
 expect_eq "the left-out kernel file is no input of any spawn" \
   "$(grep -c "$hidden.relay" "$ITEST_SPAWNS" || true)" 0
 

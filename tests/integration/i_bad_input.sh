@@ -57,7 +57,7 @@ mkdir -p "$ITEST_TMP/k"
 "$RELAYC" partition "$ITEST_TMP/mlp.onnx" --kernel_dir "$ITEST_TMP/k" --write_kernels \
   --out_dir "$ITEST_TMP/k.out" --name mlp >/dev/null
 itest_kernel_package tampered
-real="$(ls "$ITEST_TMP"/k/k_*.relay | head -n 1)"
+real="$(find "$ITEST_TMP/k" -name 'k_*.relay' | sort | head -n 1)"
 cp "$real" "$WS/tampered/kernels/k_0123456789abcdef0123.relay"
 itest_bazel build //tampered:kernels
 expect_failure "a kernel file whose text does not hash to its name fails the build"

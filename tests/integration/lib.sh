@@ -81,7 +81,7 @@ expect_no_grep() {
 # Prints the end of the last Bazel output, for failures.
 show_output() {
   echo "  --- end of: bazel $ITEST_CMDLINE"
-  tail -n "${1:-40}" "$ITEST_OUT" | sed 's/^/    /'
+  tail -n 40 "$ITEST_OUT" | sed 's/^/    /'
 }
 
 # expect_success DESCRIPTION: the last itest_bazel call succeeded.

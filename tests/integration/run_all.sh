@@ -23,6 +23,7 @@ if ! (ITEST_NAME=run_all source "$here/lib.sh" && itest_build_tools "$tools"); t
   echo "integration: 0 passed, 1 failed"
   exit 1
 fi
+# shellcheck disable=SC2031  # the subshell above sets them for lib.sh only; these are the ones
 export RELAYC="$tools/relayc" MODELGEN="$tools/modelgen" EXECLOG="$tools/execlog"
 
 tests=()

@@ -494,25 +494,8 @@ class CudaEmitter : public CodeGenBase<std::string> {
     const DType t = ea->dtype();
     auto infix = [&](const char* op) { return absl::StrCat("(", a, " ", op, " ", b, ")"); };
     auto call = [&](const char* fn) { return absl::StrCat(fn, "(", a, ", ", b, ")"); };
-    if (t == DType::kFloat32) {
-      switch (e->kind()) {
-        case ExprKind::kAdd:
-          return infix("+");
-        case ExprKind::kSub:
-          return infix("-");
-        case ExprKind::kMul:
-          return infix("*");
-        case ExprKind::kDiv:
-          return infix("/");
-        case ExprKind::kMax:
-          return call("rl_fmax");
-        case ExprKind::kMin:
-          return call("rl_fmin");
-        default:
-          return Error(absl::StrCat("float operands for ", tir::ExprToString(e)));
-      }
-    }
-    if (!ir::IsInt(t)) {
+    const bool is_float = t == DType::kFloat32;
+    if (!is_float && !ir::IsInt(t)) {
       return Error(absl::StrCat("arithmetic on ", ir::DTypeName(t), ": ", tir::ExprToString(e)));
     }
     const bool const_divisor = eb->kind() == ExprKind::kIntImm && eb->int_value() > 0;
@@ -524,14 +507,17 @@ class CudaEmitter : public CodeGenBase<std::string> {
       case ExprKind::kMul:
         return infix("*");
       case ExprKind::kMax:
-        return call("rl_max");
+        return call(is_float ? "rl_fmax" : "rl_max");
       case ExprKind::kMin:
-        return call("rl_min");
+        return call(is_float ? "rl_fmin" : "rl_min");
       case ExprKind::kDiv:
-        return const_divisor ? infix("/") : call("rl_div");
+        return is_float || const_divisor ? infix("/") : call("rl_div");
       case ExprKind::kFloorDiv:
-        return const_divisor && IsNonNegative(ea) ? infix("/") : call("rl_floordiv");
       case ExprKind::kFloorMod:
+        if (is_float) return Error(absl::StrCat("float operands for ", tir::ExprToString(e)));
+        if (e->kind() == ExprKind::kFloorDiv) {
+          return const_divisor && IsNonNegative(ea) ? infix("/") : call("rl_floordiv");
+        }
         return const_divisor && IsNonNegative(ea) ? infix("%") : call("rl_floormod");
       default:
         return Error("unknown arithmetic kind");

@@ -82,22 +82,37 @@ Ints LiftPads(const Ints& pads) { return pads.size() == 2 ? Ints{0, pads[0], 0, 
 
 Ints SpatialDims(const ir::Type& t) { return Ints(t.shape().begin() + 2, t.shape().end()); }
 
-absl::Status ConvertConv(NodeContext& ctx) {
-  ASSIGN_OR_RETURN(TypedExpr x, ctx.In(0));
-  ASSIGN_OR_RETURN(TypedExpr w, ctx.In(1));
-  ASSIGN_OR_RETURN(int n, SpatialRank(ctx, x.type));
-  if (w.type.ndim() != n + 2) {
+// What Conv and ConvTranspose read alike: data and weight (of rank spatial + 2, matching
+// kernel_shape when it is given), strides and dilations.
+struct ConvOperands {
+  TypedExpr x, w;
+  int n = 0;  // spatial dimensions
+  Ints kernel, strides, dilations;
+};
+
+absl::StatusOr<ConvOperands> ReadConvOperands(NodeContext& ctx) {
+  ConvOperands c;
+  ASSIGN_OR_RETURN(c.x, ctx.In(0));
+  ASSIGN_OR_RETURN(c.w, ctx.In(1));
+  ASSIGN_OR_RETURN(c.n, SpatialRank(ctx, c.x.type));
+  if (c.w.type.ndim() != c.n + 2) {
     return ctx.Invalid(
-        absl::StrCat("weight ", ShapeStr(w.type.shape()), " must have rank ", n + 2));
+        absl::StrCat("weight ", ShapeStr(c.w.type.shape()), " must have rank ", c.n + 2));
   }
-  const Ints kernel = SpatialDims(w.type);
-  const Ints kernel_attr = ctx.AttrInts("kernel_shape", kernel);
-  if (kernel_attr != kernel) {
+  c.kernel = SpatialDims(c.w.type);
+  const Ints kernel_attr = ctx.AttrInts("kernel_shape", c.kernel);
+  if (kernel_attr != c.kernel) {
     return ctx.Invalid(absl::StrCat("kernel_shape ", IntsStr(kernel_attr),
-                                    " does not match weight ", ShapeStr(w.type.shape())));
+                                    " does not match weight ", ShapeStr(c.w.type.shape())));
   }
-  ASSIGN_OR_RETURN(Ints strides, SpatialAttr(ctx, "strides", n, 1, 1));
-  ASSIGN_OR_RETURN(Ints dilations, SpatialAttr(ctx, "dilations", n, 1, 1));
+  ASSIGN_OR_RETURN(c.strides, SpatialAttr(ctx, "strides", c.n, 1, 1));
+  ASSIGN_OR_RETURN(c.dilations, SpatialAttr(ctx, "dilations", c.n, 1, 1));
+  return c;
+}
+
+absl::Status ConvertConv(NodeContext& ctx) {
+  ASSIGN_OR_RETURN(ConvOperands c, ReadConvOperands(ctx));
+  auto& [x, w, n, kernel, strides, dilations] = c;
   ASSIGN_OR_RETURN(Ints pads, ResolvePads(ctx, SpatialDims(x.type), kernel, strides, dilations));
   const int64_t group = ctx.AttrInt("group", 1);
   if (n == 1) {
@@ -127,21 +142,8 @@ absl::Status ConvertConv(NodeContext& ctx) {
 // ONNX spec says (the larger half at the end for SAME_UPPER, at the beginning otherwise); an
 // output larger than the unpadded one is reached with output_padding.
 absl::Status ConvertConvTranspose(NodeContext& ctx) {
-  ASSIGN_OR_RETURN(TypedExpr x, ctx.In(0));
-  ASSIGN_OR_RETURN(TypedExpr w, ctx.In(1));
-  ASSIGN_OR_RETURN(int n, SpatialRank(ctx, x.type));
-  if (w.type.ndim() != n + 2) {
-    return ctx.Invalid(
-        absl::StrCat("weight ", ShapeStr(w.type.shape()), " must have rank ", n + 2));
-  }
-  const Ints kernel = SpatialDims(w.type);
-  const Ints kernel_attr = ctx.AttrInts("kernel_shape", kernel);
-  if (kernel_attr != kernel) {
-    return ctx.Invalid(absl::StrCat("kernel_shape ", IntsStr(kernel_attr),
-                                    " does not match weight ", ShapeStr(w.type.shape())));
-  }
-  ASSIGN_OR_RETURN(Ints strides, SpatialAttr(ctx, "strides", n, 1, 1));
-  ASSIGN_OR_RETURN(Ints dilations, SpatialAttr(ctx, "dilations", n, 1, 1));
+  ASSIGN_OR_RETURN(ConvOperands c, ReadConvOperands(ctx));
+  auto& [x, w, n, kernel, strides, dilations] = c;
   ASSIGN_OR_RETURN(Ints output_padding, SpatialAttr(ctx, "output_padding", n, 0, 0));
   const int64_t group = ctx.AttrInt("group", 1);
   const Ints in = SpatialDims(x.type);

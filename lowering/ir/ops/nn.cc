@@ -171,49 +171,44 @@ absl::StatusOr<Type> DenseRel(const std::vector<Type>& args, const Attrs& attrs)
   return Type::Tensor(std::move(out), out_dtype);
 }
 
-absl::StatusOr<Type> MatmulRel(const std::vector<Type>& args, const Attrs& attrs) {
+// What matmul and batch_matmul check alike: two tensors `a` and `b` of rank `rank` and one
+// numeric dtype whose last two dimensions, transposed as the attributes say, agree in K.
+// Returns {M, N}.
+absl::StatusOr<std::pair<int64_t, int64_t>> CheckMatmulOperands(const std::vector<Type>& args,
+                                                                const Attrs& attrs, int rank) {
   RETURN_IF_ERROR(CheckTensorArgs(args, {"a", "b"}));
   const Type& a = args[0];
   const Type& b = args[1];
-  RETURN_IF_ERROR(CheckRank(a, "a", 2));
-  RETURN_IF_ERROR(CheckRank(b, "b", 2));
+  RETURN_IF_ERROR(CheckRank(a, "a", rank));
+  RETURN_IF_ERROR(CheckRank(b, "b", rank));
   RETURN_IF_ERROR(CheckSameDType(a, "a", b, "b"));
   RETURN_IF_ERROR(CheckNumeric(a, "a"));
   const bool ta = attrs.GetBool("transpose_a");
   const bool tb = attrs.GetBool("transpose_b");
-  const int64_t m = ta ? a.shape()[1] : a.shape()[0];
-  const int64_t ka = ta ? a.shape()[0] : a.shape()[1];
-  const int64_t n = tb ? b.shape()[0] : b.shape()[1];
-  const int64_t kb = tb ? b.shape()[1] : b.shape()[0];
+  const size_t r = static_cast<size_t>(rank - 2), c = r + 1;  // the matrix dimensions
+  const int64_t m = ta ? a.shape()[c] : a.shape()[r];
+  const int64_t ka = ta ? a.shape()[r] : a.shape()[c];
+  const int64_t n = tb ? b.shape()[r] : b.shape()[c];
+  const int64_t kb = tb ? b.shape()[c] : b.shape()[r];
   if (ka != kb) {
     return absl::InvalidArgumentError(absl::StrCat(
         "argument 'a' ", S(a), " has K = ", ka, " but 'b' ", S(b), " has K = ", kb,
         " (transpose_a=", ta ? "True" : "False", ", transpose_b=", tb ? "True" : "False", ")"));
   }
-  RETURN_IF_ERROR(CheckUnits(attrs, n, "b", b));
-  ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), a.dtype()));
-  return Type::Tensor({m, n}, out_dtype);
+  return std::make_pair(m, n);
+}
+
+absl::StatusOr<Type> MatmulRel(const std::vector<Type>& args, const Attrs& attrs) {
+  ASSIGN_OR_RETURN(auto mn, CheckMatmulOperands(args, attrs, 2));
+  RETURN_IF_ERROR(CheckUnits(attrs, mn.second, "b", args[1]));
+  ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), args[0].dtype()));
+  return Type::Tensor({mn.first, mn.second}, out_dtype);
 }
 
 absl::StatusOr<Type> BatchMatmulRel(const std::vector<Type>& args, const Attrs& attrs) {
-  RETURN_IF_ERROR(CheckTensorArgs(args, {"a", "b"}));
+  ASSIGN_OR_RETURN(auto mn, CheckMatmulOperands(args, attrs, 3));
   const Type& a = args[0];
   const Type& b = args[1];
-  RETURN_IF_ERROR(CheckRank(a, "a", 3));
-  RETURN_IF_ERROR(CheckRank(b, "b", 3));
-  RETURN_IF_ERROR(CheckSameDType(a, "a", b, "b"));
-  RETURN_IF_ERROR(CheckNumeric(a, "a"));
-  const bool ta = attrs.GetBool("transpose_a");
-  const bool tb = attrs.GetBool("transpose_b");
-  const int64_t m = ta ? a.shape()[2] : a.shape()[1];
-  const int64_t ka = ta ? a.shape()[1] : a.shape()[2];
-  const int64_t n = tb ? b.shape()[1] : b.shape()[2];
-  const int64_t kb = tb ? b.shape()[2] : b.shape()[1];
-  if (ka != kb) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "argument 'a' ", S(a), " has K = ", ka, " but 'b' ", S(b), " has K = ", kb,
-        " (transpose_a=", ta ? "True" : "False", ", transpose_b=", tb ? "True" : "False", ")"));
-  }
   const int64_t ba = a.shape()[0];
   const int64_t bb = b.shape()[0];
   if (ba != bb && ba != 1 && bb != 1) {
@@ -222,7 +217,7 @@ absl::StatusOr<Type> BatchMatmulRel(const std::vector<Type>& args, const Attrs& 
                                                    " differ and neither is 1"));
   }
   ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), a.dtype()));
-  return Type::Tensor({ba == 1 ? bb : ba, m, n}, out_dtype);
+  return Type::Tensor({ba == 1 ? bb : ba, mn.first, mn.second}, out_dtype);
 }
 
 // A 1-D parameter whose extent is data's extent along `axis` (bias, gamma, moving_mean, ...).
