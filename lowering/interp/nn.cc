@@ -59,6 +59,31 @@ absl::Status CheckLayouts(const ir::Attrs& attrs, const std::string& kernel_layo
                               /*also_empty=*/true);
 }
 
+// What both convolutions read the same way: data and weight (4-D, one dtype, NCHW data and the
+// given kernel layout), strides, dilation, padding and groups.
+struct ConvOperands {
+  Tensor data, weight;
+  std::array<int64_t, 2> stride, dilation;
+  Padding2D pad;
+  int64_t groups = 1;
+};
+
+absl::StatusOr<ConvOperands> ReadConvOperands(const std::vector<Value>& args,
+                                              const ir::Attrs& attrs,
+                                              const std::string& kernel_layout) {
+  ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"data", "weight"}));
+  ConvOperands c{t[0], t[1]};
+  RETURN_IF_ERROR(CheckLayouts(attrs, kernel_layout));
+  RETURN_IF_ERROR(CheckRank(c.data, "data", 4));
+  RETURN_IF_ERROR(CheckRank(c.weight, "weight", 4));
+  RETURN_IF_ERROR(CheckSameDType(c.data, "data", c.weight, "weight"));
+  ASSIGN_OR_RETURN(c.stride, NormalizePair(attrs.GetInts("strides"), "strides", 1));
+  ASSIGN_OR_RETURN(c.dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
+  ASSIGN_OR_RETURN(c.pad, NormalizePadding2D(attrs.GetInts("padding")));
+  c.groups = attrs.GetInt("groups");
+  return c;
+}
+
 // Stores `acc` (row-major over `shape`) into a new tensor of `dtype`.
 Tensor FromAccumulator(const Shape& shape, DType dtype, const std::vector<double>& acc) {
   Tensor out(shape, dtype);
@@ -70,17 +95,8 @@ Tensor FromAccumulator(const Shape& shape, DType dtype, const std::vector<double
 //   data[n, g*Cg + c, y*sh - top + ky*dh, x*sw - left + kx*dw] * weight[o, c, ky, kx]
 // where g = o / (O / groups), taps outside the input reading zero padding.
 absl::StatusOr<Value> Conv2D(const std::vector<Value>& args, const ir::Attrs& attrs) {
-  ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"data", "weight"}));
-  const Tensor& data = t[0];
-  const Tensor& weight = t[1];
-  RETURN_IF_ERROR(CheckLayouts(attrs, "OIHW"));
-  RETURN_IF_ERROR(CheckRank(data, "data", 4));
-  RETURN_IF_ERROR(CheckRank(weight, "weight", 4));
-  RETURN_IF_ERROR(CheckSameDType(data, "data", weight, "weight"));
-  ASSIGN_OR_RETURN(auto stride, NormalizePair(attrs.GetInts("strides"), "strides", 1));
-  ASSIGN_OR_RETURN(auto dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
-  ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
-  const int64_t groups = attrs.GetInt("groups");
+  ASSIGN_OR_RETURN(const ConvOperands conv, ReadConvOperands(args, attrs, "OIHW"));
+  const auto& [data, weight, stride, dilation, pad, groups] = conv;
   const int64_t n_batch = data.shape()[0], c_in = data.shape()[1];
   const int64_t h = data.shape()[2], w = data.shape()[3];
   const int64_t c_out = weight.shape()[0], cg = weight.shape()[1];
@@ -139,19 +155,10 @@ absl::StatusOr<Value> Conv2D(const std::vector<Value>& args, const ir::Attrs& at
 // for the output channels o of its group g = c / (C / groups); positions outside the output
 // (cut by padding) are dropped. output_padding only enlarges the output at the bottom/right.
 absl::StatusOr<Value> Conv2DTranspose(const std::vector<Value>& args, const ir::Attrs& attrs) {
-  ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"data", "weight"}));
-  const Tensor& data = t[0];
-  const Tensor& weight = t[1];
-  RETURN_IF_ERROR(CheckLayouts(attrs, "IOHW"));
-  RETURN_IF_ERROR(CheckRank(data, "data", 4));
-  RETURN_IF_ERROR(CheckRank(weight, "weight", 4));
-  RETURN_IF_ERROR(CheckSameDType(data, "data", weight, "weight"));
-  ASSIGN_OR_RETURN(auto stride, NormalizePair(attrs.GetInts("strides"), "strides", 1));
-  ASSIGN_OR_RETURN(auto dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
+  ASSIGN_OR_RETURN(const ConvOperands conv, ReadConvOperands(args, attrs, "IOHW"));
+  const auto& [data, weight, stride, dilation, pad, groups] = conv;
   ASSIGN_OR_RETURN(auto out_pad,
                    NormalizePair(attrs.GetInts("output_padding"), "output_padding", 0));
-  ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
-  const int64_t groups = attrs.GetInt("groups");
   const int64_t n_batch = data.shape()[0], c_in = data.shape()[1];
   const int64_t h = data.shape()[2], w = data.shape()[3];
   const int64_t og = weight.shape()[1];
@@ -244,20 +251,36 @@ absl::StatusOr<Value> Dense(const std::vector<Value>& args, const ir::Attrs& att
   return Value(FromAccumulator(out_shape, out_dtype, acc));
 }
 
+// What matmul and batch_matmul read the same way: two operands of `rank` dimensions and one
+// dtype, and the (m, k) x (k, n) extents of their last two dimensions after the transposes.
+struct MatmulOperands {
+  Tensor a, b;
+  bool ta = false, tb = false;
+  int64_t m = 0, ka = 0, kb = 0, n = 0;
+};
+
+absl::StatusOr<MatmulOperands> ReadMatmulOperands(const std::vector<Value>& args,
+                                                  const ir::Attrs& attrs, int rank) {
+  ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"a", "b"}));
+  MatmulOperands mm{t[0], t[1]};
+  RETURN_IF_ERROR(CheckRank(mm.a, "a", rank));
+  RETURN_IF_ERROR(CheckRank(mm.b, "b", rank));
+  RETURN_IF_ERROR(CheckSameDType(mm.a, "a", mm.b, "b"));
+  mm.ta = attrs.GetBool("transpose_a");
+  mm.tb = attrs.GetBool("transpose_b");
+  const Shape& as = mm.a.shape();
+  const Shape& bs = mm.b.shape();
+  mm.m = as[rank - (mm.ta ? 1 : 2)];
+  mm.ka = as[rank - (mm.ta ? 2 : 1)];
+  mm.kb = bs[rank - (mm.tb ? 1 : 2)];
+  mm.n = bs[rank - (mm.tb ? 2 : 1)];
+  return mm;
+}
+
 // out[m, n] = sum_k A[m, k] * B[k, n] with A = a or a^T, B = b or b^T.
 absl::StatusOr<Value> Matmul(const std::vector<Value>& args, const ir::Attrs& attrs) {
-  ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"a", "b"}));
-  const Tensor& a = t[0];
-  const Tensor& b = t[1];
-  RETURN_IF_ERROR(CheckRank(a, "a", 2));
-  RETURN_IF_ERROR(CheckRank(b, "b", 2));
-  RETURN_IF_ERROR(CheckSameDType(a, "a", b, "b"));
-  const bool ta = attrs.GetBool("transpose_a");
-  const bool tb = attrs.GetBool("transpose_b");
-  const int64_t m = ta ? a.shape()[1] : a.shape()[0];
-  const int64_t ka = ta ? a.shape()[0] : a.shape()[1];
-  const int64_t kb = tb ? b.shape()[1] : b.shape()[0];
-  const int64_t n = tb ? b.shape()[0] : b.shape()[1];
+  ASSIGN_OR_RETURN(const MatmulOperands mm, ReadMatmulOperands(args, attrs, 2));
+  const auto& [a, b, ta, tb, m, ka, kb, n] = mm;
   if (ka != kb) {
     return absl::InvalidArgumentError(absl::StrCat(
         "a ", ir::ShapeToString(a.shape()), " (transpose_a=", ta ? "True" : "False", ") and b ",
@@ -286,19 +309,9 @@ absl::StatusOr<Value> Matmul(const std::vector<Value>& args, const ir::Attrs& at
 
 // out[b, m, n] = sum_k A[b, m, k] * B[b, k, n]; a batch of 1 broadcasts.
 absl::StatusOr<Value> BatchMatmul(const std::vector<Value>& args, const ir::Attrs& attrs) {
-  ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"a", "b"}));
-  const Tensor& a = t[0];
-  const Tensor& b = t[1];
-  RETURN_IF_ERROR(CheckRank(a, "a", 3));
-  RETURN_IF_ERROR(CheckRank(b, "b", 3));
-  RETURN_IF_ERROR(CheckSameDType(a, "a", b, "b"));
-  const bool ta = attrs.GetBool("transpose_a");
-  const bool tb = attrs.GetBool("transpose_b");
+  ASSIGN_OR_RETURN(const MatmulOperands mm, ReadMatmulOperands(args, attrs, 3));
+  const auto& [a, b, ta, tb, m, ka, kb, n] = mm;
   const int64_t ba = a.shape()[0], bb = b.shape()[0];
-  const int64_t m = ta ? a.shape()[2] : a.shape()[1];
-  const int64_t ka = ta ? a.shape()[1] : a.shape()[2];
-  const int64_t kb = tb ? b.shape()[2] : b.shape()[1];
-  const int64_t n = tb ? b.shape()[1] : b.shape()[2];
   if (ka != kb || (ba != bb && ba != 1 && bb != 1)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "a ", ir::ShapeToString(a.shape()), " (transpose_a=", ta ? "True" : "False", ") and b ",

@@ -29,6 +29,25 @@ int64_t Wrap(DType dtype, int64_t v) {
   return v;
 }
 
+// a OP b for the six comparisons (floats compare as IEEE does: false with a NaN, but for !=).
+template <typename T>
+bool Compare(ExprKind kind, T a, T b) {
+  switch (kind) {
+    case ExprKind::kEQ:
+      return a == b;
+    case ExprKind::kNE:
+      return a != b;
+    case ExprKind::kLT:
+      return a < b;
+    case ExprKind::kLE:
+      return a <= b;
+    case ExprKind::kGT:
+      return a > b;
+    default:
+      return a >= b;  // kGE
+  }
+}
+
 double RoundTo(DType dtype, double v) {
   if (dtype == DType::kFloat16) return ir::HalfToFloat(ir::FloatToHalf(static_cast<float>(v)));
   return static_cast<float>(v);
@@ -244,22 +263,12 @@ class Evaluator {
           r.f = a.f < b.f ? b.f : a.f;
           return r;
         case ExprKind::kEQ:
-          r.i = a.f == b.f;
-          return r;
         case ExprKind::kNE:
-          r.i = a.f != b.f;
-          return r;
         case ExprKind::kLT:
-          r.i = a.f < b.f;
-          return r;
         case ExprKind::kLE:
-          r.i = a.f <= b.f;
-          return r;
         case ExprKind::kGT:
-          r.i = a.f > b.f;
-          return r;
         case ExprKind::kGE:
-          r.i = a.f >= b.f;
+          r.i = Compare(e->kind(), a.f, b.f);
           return r;
         default:
           Fail(absl::InternalError(absl::StrCat("bad float expression ", ExprToString(e))));
@@ -300,22 +309,12 @@ class Evaluator {
         r.i = std::max(a.i, b.i);
         return r;
       case ExprKind::kEQ:
-        r.i = a.i == b.i;
-        return r;
       case ExprKind::kNE:
-        r.i = a.i != b.i;
-        return r;
       case ExprKind::kLT:
-        r.i = a.i < b.i;
-        return r;
       case ExprKind::kLE:
-        r.i = a.i <= b.i;
-        return r;
       case ExprKind::kGT:
-        r.i = a.i > b.i;
-        return r;
       case ExprKind::kGE:
-        r.i = a.i >= b.i;
+        r.i = Compare(e->kind(), a.i, b.i);
         return r;
       case ExprKind::kAnd:
         r.i = a.i != 0 && b.i != 0;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -120,6 +121,11 @@ PrimExpr FloatImm(double value, DType dtype = DType::kFloat32);
 PrimExpr BoolImm(bool value);
 // A constant of `dtype` (float, int or bool) holding `value`.
 PrimExpr MakeConst(DType dtype, double value);
+// The value of an integer constant (IntImm); nullopt for anything else.
+inline std::optional<int64_t> AsConstInt(const PrimExpr& e) {
+  if (e->kind() == ExprKind::kIntImm) return e->int_value();
+  return std::nullopt;
+}
 PrimExpr MakeVar(const std::string& name, DType dtype = DType::kInt64);
 PrimExpr MakeBinary(ExprKind kind, PrimExpr a, PrimExpr b);  // arithmetic, min/max, compare, logic
 PrimExpr MakeNot(PrimExpr a);

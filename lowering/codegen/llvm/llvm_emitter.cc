@@ -22,8 +22,6 @@ namespace relay::codegen {
 using ir::DType;
 using tir::Buffer;
 using tir::BufferNode;
-using tir::ExprKind;
-using tir::ExprNode;
 using tir::PrimExpr;
 using tir::Stmt;
 

@@ -16,20 +16,8 @@
 namespace relay::codegen {
 
 using ir::DType;
-using tir::Buffer;
-using tir::BufferNode;
 using tir::ExprKind;
-using tir::ExprNode;
 using tir::PrimExpr;
-using tir::Stmt;
-namespace {
-
-std::optional<int64_t> ConstInt(const tir::PrimExpr& e) {
-  if (e->kind() == tir::ExprKind::kIntImm) return e->int_value();
-  return std::nullopt;
-}
-
-}  // namespace
 
 absl::StatusOr<llvm::Value*> LlvmEmitter::VisitIntImm(const PrimExpr& e) {
   return static_cast<llvm::Value*>(llvm::ConstantInt::get(
@@ -118,7 +106,7 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::VisitArith(const PrimExpr& e) {
     case ExprKind::kDiv:
     case ExprKind::kFloorDiv:
     case ExprKind::kFloorMod:
-      return EmitIntDivision(e->kind(), a, b, ConstInt(e->operands()[1]));
+      return EmitIntDivision(e->kind(), a, b, tir::AsConstInt(e->operands()[1]));
     default:
       return Error("unknown arithmetic kind");
   }

@@ -13,14 +13,13 @@
 
 namespace relay::codegen {
 
-using ir::DType;
-using tir::Buffer;
 using tir::BufferNode;
 using tir::ExprKind;
 using tir::ExprNode;
 using tir::PrimExpr;
 using tir::Stmt;
 using tir::StmtKind;
+
 namespace {
 
 bool IsHeapAllocate(const tir::Stmt& s) {

@@ -17,20 +17,14 @@
 namespace relay::codegen {
 
 using ir::DType;
-using tir::Buffer;
-using tir::BufferNode;
 using tir::ExprKind;
 using tir::ExprNode;
 using tir::PrimExpr;
 using tir::Stmt;
+
 namespace {
 
 using tir::StmtKind;
-
-std::optional<int64_t> ConstInt(const tir::PrimExpr& e) {
-  if (e->kind() == tir::ExprKind::kIntImm) return e->int_value();
-  return std::nullopt;
-}
 
 bool IsVectorIntrinsic(const std::string& name) {
   return name == "exp" || name == "log" || name == "sqrt" || name == "fabs" || name == "floor" ||
@@ -312,8 +306,8 @@ absl::Status LlvmEmitter::EmitVectorPiece(const std::vector<Stmt>& stores, const
 // specialized to its range of the loop variable.
 absl::StatusOr<bool> LlvmEmitter::TryEmitVectorLoop(const Stmt& s) {
   const PrimExpr& var = s->loop_var();
-  const std::optional<int64_t> min = ConstInt(s->min());
-  const std::optional<int64_t> extent = ConstInt(s->extent());
+  const std::optional<int64_t> min = tir::AsConstInt(s->min());
+  const std::optional<int64_t> extent = tir::AsConstInt(s->extent());
   const int lanes = target_.vector_lanes();
   if (!min || !extent || *extent < 2 || lanes < 2 || var->dtype() != DType::kInt64) {
     return false;
@@ -379,7 +373,7 @@ absl::StatusOr<bool> LlvmEmitter::TryEmitVectorLoop(const Stmt& s) {
 // guards become per-lane branches that the SLP vectorizer handles better than a trimmed loop
 // with a runtime trip count.
 bool LlvmEmitter::IsShortLoop(const Stmt& s) const {
-  std::optional<int64_t> extent = ConstInt(s->extent());
+  std::optional<int64_t> extent = tir::AsConstInt(s->extent());
   return extent && *extent <= 4 * std::max(1, target_.vector_lanes());
 }
 

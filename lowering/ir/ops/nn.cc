@@ -1,6 +1,8 @@
 // Neural-network ops: convolutions, dense/matmul, bias_add, normalisations, softmax, pooling,
 // pad and resize. Only the default layouts (NCHW data, OIHW / IOHW kernels) are supported.
 #include <algorithm>
+#include <array>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -31,27 +33,45 @@ absl::Status CheckChannels(const Attrs& attrs, int64_t out_channels, const Type&
                                                  " output channels"));
 }
 
-absl::StatusOr<Type> Conv2DRel(const std::vector<Type>& args, const Attrs& attrs) {
+// What both convolutions check the same way: two 4-D tensors of one numeric dtype in NCHW and
+// the given kernel layout; padding, strides, dilation and a positive group count.
+struct ConvAttrs {
+  Padding2D pad;
+  std::array<int64_t, 2> strides, dilation;
+  int64_t groups = 1;
+};
+
+absl::StatusOr<ConvAttrs> CheckConvOperands(const std::vector<Type>& args, const Attrs& attrs,
+                                            const std::string& kernel_layout) {
   RETURN_IF_ERROR(CheckTensorArgs(args, {"data", "weight"}));
   const Type& data = args[0];
   const Type& weight = args[1];
   RETURN_IF_ERROR(CheckLayout("data_layout", attrs.GetString("data_layout"), "NCHW"));
-  RETURN_IF_ERROR(CheckLayout("kernel_layout", attrs.GetString("kernel_layout"), "OIHW"));
+  RETURN_IF_ERROR(CheckLayout("kernel_layout", attrs.GetString("kernel_layout"), kernel_layout));
   RETURN_IF_ERROR(CheckLayout("out_layout", attrs.GetString("out_layout"), "NCHW", true));
   RETURN_IF_ERROR(CheckRank(data, "data", 4, "NCHW"));
-  RETURN_IF_ERROR(CheckRank(weight, "weight", 4, "OIHW"));
+  RETURN_IF_ERROR(CheckRank(weight, "weight", 4, kernel_layout));
   RETURN_IF_ERROR(CheckSameDType(data, "data", weight, "weight"));
   RETURN_IF_ERROR(CheckNumeric(data, "data"));
-  ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
-  ASSIGN_OR_RETURN(auto strides, NormalizePair(attrs.GetInts("strides"), "strides", 1));
-  ASSIGN_OR_RETURN(auto dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
-  const int64_t groups = attrs.GetInt("groups");
+  ConvAttrs conv;
+  ASSIGN_OR_RETURN(conv.pad, NormalizePadding2D(attrs.GetInts("padding")));
+  ASSIGN_OR_RETURN(conv.strides, NormalizePair(attrs.GetInts("strides"), "strides", 1));
+  ASSIGN_OR_RETURN(conv.dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
+  conv.groups = attrs.GetInt("groups");
+  if (conv.groups < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute 'groups' = ", conv.groups, " must be positive"));
+  }
+  return conv;
+}
+
+absl::StatusOr<Type> Conv2DRel(const std::vector<Type>& args, const Attrs& attrs) {
+  ASSIGN_OR_RETURN(const ConvAttrs conv, CheckConvOperands(args, attrs, "OIHW"));
+  const Type& data = args[0];
+  const Type& weight = args[1];
+  const auto& [pad, strides, dilation, groups] = conv;
   const int64_t c = data.shape()[1];
   const int64_t o = weight.shape()[0];
-  if (groups < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("attribute 'groups' = ", groups, " must be positive"));
-  }
   if (c % groups != 0) {
     return absl::InvalidArgumentError(absl::StrCat("groups ", groups, " does not divide the ", c,
                                                    " input channels of 'data' ", S(data)));
@@ -89,19 +109,10 @@ absl::StatusOr<Type> Conv2DRel(const std::vector<Type>& args, const Attrs& attrs
 }
 
 absl::StatusOr<Type> Conv2DTransposeRel(const std::vector<Type>& args, const Attrs& attrs) {
-  RETURN_IF_ERROR(CheckTensorArgs(args, {"data", "weight"}));
+  ASSIGN_OR_RETURN(const ConvAttrs conv, CheckConvOperands(args, attrs, "IOHW"));
   const Type& data = args[0];
   const Type& weight = args[1];
-  RETURN_IF_ERROR(CheckLayout("data_layout", attrs.GetString("data_layout"), "NCHW"));
-  RETURN_IF_ERROR(CheckLayout("kernel_layout", attrs.GetString("kernel_layout"), "IOHW"));
-  RETURN_IF_ERROR(CheckLayout("out_layout", attrs.GetString("out_layout"), "NCHW", true));
-  RETURN_IF_ERROR(CheckRank(data, "data", 4, "NCHW"));
-  RETURN_IF_ERROR(CheckRank(weight, "weight", 4, "IOHW"));
-  RETURN_IF_ERROR(CheckSameDType(data, "data", weight, "weight"));
-  RETURN_IF_ERROR(CheckNumeric(data, "data"));
-  ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
-  ASSIGN_OR_RETURN(auto strides, NormalizePair(attrs.GetInts("strides"), "strides", 1));
-  ASSIGN_OR_RETURN(auto dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
+  const auto& [pad, strides, dilation, groups] = conv;
   ASSIGN_OR_RETURN(auto out_pad,
                    NormalizePair(attrs.GetInts("output_padding"), "output_padding", 0));
   for (int i = 0; i < 2; ++i) {
@@ -111,12 +122,7 @@ absl::StatusOr<Type> Conv2DTransposeRel(const std::vector<Type>& args, const Att
                        "] must be smaller than the stride or the dilation"));
     }
   }
-  const int64_t groups = attrs.GetInt("groups");
   const int64_t c = data.shape()[1];
-  if (groups < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("attribute 'groups' = ", groups, " must be positive"));
-  }
   if (weight.shape()[0] != c) {
     return absl::InvalidArgumentError(absl::StrCat("argument 'weight' has ", weight.shape()[0],
                                                    " input channels ", S(weight),

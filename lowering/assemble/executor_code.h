@@ -1,0 +1,24 @@
+// The text of the generated NAME.h (the model's C++ class and C API) and NAME.cc (its
+// ahead-of-time executor); assemble.h describes what the executor does.
+#ifndef RULES_RELAY_LOWERING_ASSEMBLE_EXECUTOR_CODE_H_
+#define RULES_RELAY_LOWERING_ASSEMBLE_EXECUTOR_CODE_H_
+
+#include <string>
+
+#include "lowering/assemble/assemble.h"
+#include "lowering/assemble/executor_layout.h"
+#include "lowering/graph/graph.h"
+
+namespace relay::assemble {
+
+// NAME.h: the class relay_models::NAME and the C functions NAME_*, documented for the user.
+std::string GenerateHeader(const std::string& name, const graph::Graph& g);
+
+// NAME.cc for inputs that passed Generate's checks, laid out by `layout`; `cuda`: the kernels
+// take device pointers (the block and the weights are mirrored on the GPU).
+std::string GenerateSource(const std::string& name, const AssembleInputs& in, const Layout& layout,
+                           bool cuda);
+
+}  // namespace relay::assemble
+
+#endif  // RULES_RELAY_LOWERING_ASSEMBLE_EXECUTOR_CODE_H_
