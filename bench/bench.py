@@ -89,6 +89,66 @@ def compile_times(relayc, target, kernel_ids, work):
     return times
 
 
+# bench/run flags a kernel call that takes more than this share of its model's time ...
+FLAG_SHARE = 0.02
+# ... at less than this fraction of this machine's roofline (runtime/relay_peak.h).
+FLAG_PEAK = 0.25
+
+
+def profile(binary, work, env, runs):
+    """The profile of `runs` runs of our binary (runtime/relay_profile.h's Chrome trace):
+    per kernel call, the median time, share, %peak and bound, slowest first; and the peak."""
+    trace_path = os.path.join(work, "trace.json")
+    env = dict(env, RELAY_PROFILE_TRACE=trace_path)
+    proc = subprocess.run([binary, "--out_dir", work, "--runs", str(runs), "--warmup", "1"],
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"bench: profiling {binary} failed ({proc.returncode}):\n{proc.stderr}")
+    with open(trace_path) as f:
+        trace = json.load(f)
+    peak = trace["otherData"]
+    durations = {}
+    info = {}
+    for e in trace["traceEvents"]:
+        if e.get("ph") != "X":
+            continue
+        call = e["args"]["call"]
+        durations.setdefault(call, []).append(e["dur"] / 1e3)
+        info[call] = e
+    calls = []
+    for call, ms in durations.items():
+        e = info[call]
+        med = statistics.median(ms)
+        flop_s = e["args"]["flops"] / (peak["peak_gflops"] * 1e9) if "peak_gflops" in peak else 0
+        byte_s = e["args"]["bytes"] / (peak["peak_gbps"] * 1e9) if "peak_gbps" in peak else 0
+        calls.append({
+            "call": call,
+            "kernel": e["args"]["kernel"],
+            "ops": e["name"],
+            "shapes": e["args"]["shapes"],
+            "ms": round(med, 4),
+            "peak_pct": round(100 * max(flop_s, byte_s) / (med / 1e3), 1) if med > 0 else 0,
+            "bound": "compute" if flop_s >= byte_s else "memory",
+        })
+    total = sum(c["ms"] for c in calls)
+    for c in calls:
+        c["share_pct"] = round(100 * c["ms"] / total, 1) if total > 0 else 0
+    calls.sort(key=lambda c: -c["ms"])
+    return calls, peak
+
+
+def print_profile(calls, peak):
+    flagged = [c for c in calls
+               if c["share_pct"] > 100 * FLAG_SHARE and c["peak_pct"] < 100 * FLAG_PEAK]
+    for c in calls[:3]:
+        print(f"    slowest: call {c['call']:3d} {c['ms']:8.3f} ms {c['share_pct']:5.1f}% "
+              f"{c['peak_pct']:5.0f}% of peak ({c['bound']})  {c['ops']}: {c['shapes']}")
+    for c in flagged:
+        print(f"    FLAG: call {c['call']} takes {c['share_pct']:.1f}% of the time at "
+              f"{c['peak_pct']:.0f}% of peak ({c['bound']}-bound)  {c['ops']}: {c['shapes']}")
+    return flagged
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bin_dir", required=True)
@@ -144,6 +204,7 @@ def main():
                         err = max(err, max_rel_err(a, b))
                         i += 1
             ours_ms, ort_ms = statistics.median(ours), statistics.median(ort)
+            calls, peak = profile(binary, work, env, args.runs)
             row = {
                 "model": model,
                 "threads": t,
@@ -161,8 +222,12 @@ def main():
             if ctimes:
                 row["compile_median_s"] = round(statistics.median(ctimes), 3)
                 row["compile_max_s"] = round(max(ctimes), 3)
+            row["peak"] = {k: peak[k] for k in ("peak_vector_bits", "peak_gflops", "peak_gbps")
+                           if k in peak}
+            row["slowest"] = calls[:3]
             rows.append(row)
             print_row(row, header=len(rows) == 1)
+            row["flagged"] = print_profile(calls, peak)
 
     with open(args.results, "w") as f:
         json.dump(rows, f, indent=2)

@@ -43,8 +43,9 @@ int RelayGetNumThreads(void);
 void* RelayAlignedAlloc(size_t bytes);
 void RelayAlignedFree(void* ptr);
 
-/* The message of the last error on this thread ("" if none). The pointer stays valid until the
- * next RelaySetLastError on this thread; RelaySetLastError(NULL) clears it. */
+/* The message of the last error on this thread ("" if none; at most 4095 bytes kept). The
+ * pointer stays valid until the next RelaySetLastError on this thread; RelaySetLastError(NULL)
+ * clears it. */
 const char* RelayGetLastError(void);
 void RelaySetLastError(const char* message);
 

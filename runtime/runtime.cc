@@ -2,7 +2,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 
 #include "runtime/relay_runtime.h"
 #include "runtime/thread_pool.h"
@@ -10,8 +9,11 @@
 namespace {
 
 // The runtime's error convention: a non-zero code plus this message, per thread, so concurrent
-// models never see each other's errors.
-thread_local std::string tls_last_error;
+// models never see each other's errors. A plain array, not a std::string: a thread_local with a
+// destructor is gone before the process's exit handlers run (the profiler reports from one), and
+// setting an error there would touch freed memory.
+constexpr size_t kMaxErrorBytes = 4096;
+thread_local char tls_last_error[kMaxErrorBytes];
 
 constexpr size_t kAlignment = 64;
 
@@ -58,14 +60,14 @@ void* RelayAlignedAlloc(size_t bytes) {
 
 void RelayAlignedFree(void* ptr) { std::free(ptr); }
 
-const char* RelayGetLastError(void) { return tls_last_error.c_str(); }
+const char* RelayGetLastError(void) { return tls_last_error; }
 
 void RelaySetLastError(const char* message) {
-  if (message == nullptr) {
-    tls_last_error.clear();
+  if (message == nullptr || message == tls_last_error) {
+    if (message == nullptr) tls_last_error[0] = '\0';
     return;
   }
-  tls_last_error = message;
+  std::snprintf(tls_last_error, kMaxErrorBytes, "%s", message);
 }
 
 }  // extern "C"

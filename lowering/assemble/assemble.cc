@@ -163,6 +163,7 @@ absl::StatusOr<AssembleInputs> LoadAssembleInputs(
   AssembleInputs in;
   ASSIGN_OR_RETURN(std::string graph_text, io::ReadFile(graph_path));
   ASSIGN_OR_RETURN(in.graph, graph::GraphFromJson(graph_text, graph_path));
+  ASSIGN_OR_RETURN(in.summaries, graph::KernelSummariesFromJson(graph_text, graph_path));
   ASSIGN_OR_RETURN(in.params, io::ReadSafetensors(params_path));
   for (const std::string& path : kernel_meta_paths) {
     ASSIGN_OR_RETURN(std::vector<KernelMeta> metas, ReadKernelMetaFile(path));

@@ -39,6 +39,9 @@ struct AssembleInputs {
   graph::Graph graph;                         // NAME.graph.json
   std::map<std::string, KernelMeta> kernels;  // by kernel id: each called kernel's K.json
   passes::ParamMap params;                    // NAME.params: at least the graph's weights
+  // The graph file's kernel summaries (fused ops, flops), by kernel id: what the profiler
+  // reports of each call. A kernel without one shows as "?" with 0 flops.
+  std::map<std::string, graph::KernelSummary> summaries;
 };
 
 // Reads what relayc assemble is given: the graph file, the weights file (safetensors) and the

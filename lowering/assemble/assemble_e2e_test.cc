@@ -254,7 +254,8 @@ TEST(AssembleEndToEnd, CompiledModelsRunAndGiveTheExpectedOutputs) {
   const std::string compile = "cd " + dir + " && export TMPDIR=" + TempDir() + " && gcc -std=c11 " +
                               flags + " -c c_api.c -o c_api.o && g++ -std=c++17 " + flags +
                               " net.cc failing.cc kernels.cc " + "main.cc " + cwd +
-                              "/runtime/runtime.cc " + cwd + "/runtime/thread_pool.cc c_api.o " +
+                              "/runtime/runtime.cc " + cwd + "/runtime/thread_pool.cc " + cwd +
+                              "/runtime/profile.cc " + cwd + "/runtime/peak.cc c_api.o " +
                               "net_params.o failing_params.o -lpthread -o model_test_program";
   ASSERT_EQ(RunCommand(compile, &log), 0) << compile << "\n" << log;
 
@@ -287,6 +288,31 @@ TEST(AssembleEndToEnd, CompiledModelsRunAndGiveTheExpectedOutputs) {
             "run2 out3: 0.5 0.5 -1 2 -2 1\n"
             "failing run 7: failing: call 1 (k_0123456789abcdef0004) failed with code 7: boom\n"
             "c: run 0 inputs 1 outputs 4 bytes 24 24 null 1 -1: 0 0 0 8 0 11\n");
+
+  // Profiled (runtime/relay_profile.h): the same results, then at exit a report per model and
+  // a Chrome trace with one event per call that ran.
+  std::string profiled;
+  ASSERT_EQ(RunCommand("cd " + dir + " && RELAY_NUM_THREADS=3 RELAY_PROFILE_TRACE=" + dir +
+                           "/trace.json ASAN_OPTIONS=detect_leaks=1 ./model_test_program",
+                       &profiled),
+            0)
+      << profiled;
+  EXPECT_EQ(profiled.substr(0, output.size()), output);
+  const std::string report = profiled.substr(output.size());
+  // net: two C++ runs and one C run of 5 calls; failing: one run whose call 1 fails (not
+  // recorded). Metadata without a target: no peak to compare with.
+  EXPECT_NE(report.find("profile of net: 3 runs, 3 threads, 5 kernel calls"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("profile of failing: 1 run, 3 threads, 1 kernel calls"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("k_0123456789abcdef0001"), std::string::npos) << report;
+  EXPECT_NE(report.find("float32[2, 3], float32[2, 3] -> float32[2, 3]"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("trace of 16 calls written to"), std::string::npos) << report;
+  absl::StatusOr<std::string> trace = io::ReadFile(dir + "/trace.json");
+  ASSERT_TRUE(trace.ok());
+  EXPECT_NE(trace->find("\"traceEvents\""), std::string::npos);
+  EXPECT_NE(trace->find("\"ph\": \"X\""), std::string::npos);
 }
 
 }  // namespace

@@ -67,6 +67,8 @@ AssembleInputs Tiny() {
   in.kernels[kAdd] = Meta(kAdd, {{2, 3}, {2, 3}}, {{2, 3}});
   in.kernels[kRelu] = Meta(kRelu, {{2, 3}}, {{2, 3}});
   in.params["w"] = ir::Tensor::FromDoubles({2, 3}, ir::DType::kFloat32, {1, 2, 3, 4, 5, 6});
+  in.summaries[kAdd] = graph::KernelSummary{kAdd, {"add"}, 6};
+  in.summaries[kRelu] = graph::KernelSummary{kRelu, {"nn.relu"}, 6};
   return in;
 }
 
@@ -364,8 +366,11 @@ TEST(LoadAssembleInputs, ReadsWhatRelaycWrites) {
   const std::string dir = TempDir() + "/assemble_load";
   ASSERT_TRUE(io::MakeDirectories(dir).ok());
   const AssembleInputs tiny = Tiny();
+  std::vector<graph::KernelSummary> summaries;
+  for (const auto& [id, summary] : tiny.summaries) summaries.push_back(summary);
   ASSERT_TRUE(
-      io::WriteFileAtomically(dir + "/tiny.graph.json", graph::GraphToJson(tiny.graph, {})).ok());
+      io::WriteFileAtomically(dir + "/tiny.graph.json", graph::GraphToJson(tiny.graph, summaries))
+          .ok());
   ASSERT_TRUE(io::WriteSafetensors(dir + "/tiny.params", tiny.params).ok());
   std::vector<std::string> metas;
   for (const auto& [id, meta] : tiny.kernels) {
@@ -406,8 +411,11 @@ TEST(LoadAssembleInputs, ArraysOfKernelsAndIdsFromTheKernelKey) {
   const std::string dir = TempDir() + "/assemble_load_array";
   ASSERT_TRUE(io::MakeDirectories(dir).ok());
   const AssembleInputs tiny = Tiny();
+  std::vector<graph::KernelSummary> summaries;
+  for (const auto& [id, summary] : tiny.summaries) summaries.push_back(summary);
   ASSERT_TRUE(
-      io::WriteFileAtomically(dir + "/tiny.graph.json", graph::GraphToJson(tiny.graph, {})).ok());
+      io::WriteFileAtomically(dir + "/tiny.graph.json", graph::GraphToJson(tiny.graph, summaries))
+          .ok());
   ASSERT_TRUE(io::WriteSafetensors(dir + "/tiny.params", tiny.params).ok());
   KernelMeta add = tiny.kernels.at(kAdd);
   add.kernel = kAdd;

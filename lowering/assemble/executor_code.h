@@ -19,6 +19,17 @@ std::string GenerateHeader(const std::string& name, const graph::Graph& g);
 std::string GenerateSource(const std::string& name, const AssembleInputs& in, const Layout& layout,
                            bool cuda);
 
+// The statement of Run() that makes call `c` of the graph, whose arguments start at
+// `arg_index` in the argument array: "if ((code = k_...(args + 4)) != 0) return ...;".
+std::string CallStatement(const AssembleInputs& in, size_t c, int64_t arg_index);
+
+// For CPU executors: the profiler's table of the calls (runtime/relay_profile.h: kernel, fused
+// ops, shapes, flops, argument bytes, vector width) and RelayRunProfiled(args), Run()'s calls
+// timed one by one, which Run() takes instead while RelayProfiling() says so. Goes inside NAME.cc's
+// anonymous namespace, after RelayCallFailed.
+std::string GenerateProfiledCalls(const std::string& name, const AssembleInputs& in,
+                                  const Layout& layout);
+
 }  // namespace relay::assemble
 
 #endif  // RULES_RELAY_LOWERING_ASSEMBLE_EXECUTOR_CODE_H_

@@ -88,6 +88,12 @@ CudaParts MakeCudaParts(const std::string& name, const Graph& g, const Layout& l
 
 }  // namespace
 
+std::string CallStatement(const AssembleInputs& in, size_t c, int64_t arg_index) {
+  const KernelCall& call = in.graph.calls[c];
+  return absl::StrCat("if ((code = ", in.kernels.at(call.kernel).symbol, "(args + ", arg_index,
+                      ")) != 0) return RelayCallFailed(", c, ", \"", call.kernel, "\", code);");
+}
+
 std::string GenerateSource(const std::string& name, const AssembleInputs& in, const Layout& layout,
                            bool cuda) {
   const CudaParts gpu = cuda ? MakeCudaParts(name, in.graph, layout) : CudaParts();
@@ -142,7 +148,7 @@ std::string GenerateSource(const std::string& name, const AssembleInputs& in, co
   absl::StrAppend(&s, "\n#include \"", name, ".h\"\n\n");
   absl::StrAppend(&s, "#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n");
   absl::StrAppend(&s, "#include <new>\n\n");
-  absl::StrAppend(&s, gpu.includes,
+  absl::StrAppend(&s, gpu.includes, cuda ? "" : "#include \"runtime/relay_profile.h\"\n",
                   "#include \"runtime/relay_runtime.h\"\n#include \"runtime/tensor_view.h\"\n\n");
 
   absl::StrAppend(&s, "extern \"C\" {\n");
@@ -246,6 +252,7 @@ struct RelayTensorInfo {
     absl::StrAppend(&s, "  RelaySetLastError(message);\n");
     absl::StrAppend(&s, "  return -1;\n}\n\n");
   }
+  if (!cuda && !g.calls.empty()) absl::StrAppend(&s, GenerateProfiledCalls(name, in, layout));
   absl::StrAppend(&s, "}  // namespace\n\n");
 
   absl::StrAppend(&s, "namespace relay_models {\n\n");
@@ -304,13 +311,18 @@ struct RelayTensorInfo {
     absl::StrAppend(&s, "  void* const* args = state_->args;\n");
     absl::StrAppend(&s, "  int32_t code = 0;\n");
   }
+  const bool profiled = !cuda && !g.calls.empty();
+  if (profiled) {
+    absl::StrAppend(&s, "  if (RelayProfiling()) {\n");
+    absl::StrAppend(&s, "    if ((code = RelayRunProfiled(args)) != 0) return code;\n");
+    absl::StrAppend(&s, "  } else {\n");
+  }
   int64_t arg_index = 0;
   for (size_t c = 0; c < g.calls.size(); ++c) {
-    const KernelCall& call = g.calls[c];
-    absl::StrAppend(&s, "  if ((code = ", in.kernels.at(call.kernel).symbol, "(args + ", arg_index,
-                    ")) != 0) return RelayCallFailed(", c, ", \"", call.kernel, "\", code);\n");
-    arg_index += call.args.size() + call.outputs.size();
+    absl::StrAppend(&s, profiled ? "    " : "  ", CallStatement(in, c, arg_index), "\n");
+    arg_index += g.calls[c].args.size() + g.calls[c].outputs.size();
   }
+  if (profiled) absl::StrAppend(&s, "  }\n");
   absl::StrAppend(&s, gpu.after_calls);
   if (!layout.copies.empty()) {
     absl::StrAppend(&s, "  // Outputs no kernel writes in place.\n");

@@ -30,12 +30,6 @@ std::string Upper(const std::string& s) {
   return out;
 }
 
-std::string TypeText(const ir::Shape& shape, ir::DType dtype) {
-  return absl::StrCat(ir::DTypeName(dtype), "[", absl::StrJoin(shape, ", "), "]");
-}
-
-std::string TypeText(const graph::Buffer& b) { return TypeText(b.shape, b.dtype); }
-
 std::string RelayType(const ir::Shape& shape, ir::DType dtype) {
   return ir::TypeToString(ir::Type::Tensor(shape, dtype));
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lowering/graph/graph.h"
+#include "lowering/graph/graph_text.h"
 #include "lowering/ir/type.h"
 
 namespace relay::assemble {
@@ -18,9 +19,8 @@ std::string CString(const std::string& s);
 // ASCII upper case ("resnet" -> "RESNET", for include guards).
 std::string Upper(const std::string& s);
 
-// "float32[1, 3, 224, 224]", "int64[]".
-std::string TypeText(const ir::Shape& shape, ir::DType dtype);
-std::string TypeText(const graph::Buffer& b);
+// "float32[1, 3, 224, 224]" (graph_text.h).
+using graph::TypeText;
 
 // Relay's spelling of a tensor type, for error messages.
 std::string RelayType(const ir::Shape& shape, ir::DType dtype);

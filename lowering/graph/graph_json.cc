@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "lowering/target/target.h"
 #include "nlohmann/json.hpp"
 
@@ -166,6 +167,31 @@ absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& 
     if (!ready[id]) return fail(absl::StrCat("output buffer ", id, " is never written"));
   }
   return g;
+}
+
+absl::StatusOr<std::map<std::string, KernelSummary>> KernelSummariesFromJson(
+    const std::string& text, const std::string& source_name) {
+  auto fail = [&](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat(source_name, ": error: ", what));
+  };
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return fail("not a JSON object");
+  std::map<std::string, KernelSummary> summaries;
+  auto it = doc.find("kernels");
+  if (it == doc.end()) return summaries;
+  if (!it->is_object()) return fail("'kernels' is not an object");
+  for (const auto& [id, entry] : it->items()) {
+    if (!entry.is_object() || !entry.contains("ops") || !entry["ops"].is_string() ||
+        !entry.contains("flops") || !entry["flops"].is_number_integer()) {
+      return fail(absl::StrCat("kernel ", id, ": malformed summary (want ops and flops)"));
+    }
+    KernelSummary k;
+    k.id = id;
+    k.ops = absl::StrSplit(entry["ops"].get<std::string>(), '+', absl::SkipEmpty());
+    k.flops = entry["flops"].get<int64_t>();
+    summaries.emplace(id, std::move(k));
+  }
+  return summaries;
 }
 
 }  // namespace relay::graph

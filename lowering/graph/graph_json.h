@@ -2,6 +2,7 @@
 #ifndef RULES_RELAY_LOWERING_GRAPH_GRAPH_JSON_H_
 #define RULES_RELAY_LOWERING_GRAPH_GRAPH_JSON_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,12 @@ std::string GraphToJson(const Graph& graph, const std::vector<KernelSummary>& ke
 // Parses and validates a graph file (version, buffer ids in range, every argument written before
 // it is read, kernel ids well formed). `source_name` prefixes errors.
 absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& source_name);
+
+// The "kernels" object of a graph file (fused ops split at '+', flops), by kernel id; empty when
+// the file has none. InvalidArgument, prefixed with `source_name`, for text that is not a JSON
+// object or a malformed entry.
+absl::StatusOr<std::map<std::string, KernelSummary>> KernelSummariesFromJson(
+    const std::string& text, const std::string& source_name);
 
 // The distinct kernel ids a graph calls, in first-call order.
 std::vector<std::string> KernelIds(const Graph& graph);

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,9 +21,11 @@
 #include "lowering/codegen/llvm/target_machine.h"
 #include "lowering/compile/compile.h"
 #include "lowering/graph/graph_json.h"
+#include "lowering/graph/graph_text.h"
 #include "lowering/ir/dtype.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/target/target.h"
+#include "runtime/relay_profile.h"
 #include "runtime/relay_runtime.h"
 
 namespace relay::jit {
@@ -166,7 +169,37 @@ struct JitModel::State {
   std::vector<bool> input_set;                        // by position in graph.inputs
   std::vector<codegen::KernelFunction> functions;     // by call
   std::vector<std::vector<void*>> args;               // by call
+  // What the profiler reports of each call, and the strings its entries point into.
+  std::vector<RelayProfileCall> profile_calls;  // by call
+  std::deque<std::string> profile_strings;
 };
+
+namespace {
+
+// The profiler's entries for the calls of `graph` (runtime/relay_profile.h), as assemble writes
+// them into an executor.
+void DescribeCalls(const graph::Graph& graph, const std::map<std::string, std::string>& ops,
+                   const std::map<std::string, int64_t>& flops, const JitOptions& options,
+                   std::vector<RelayProfileCall>* calls, std::deque<std::string>* strings) {
+  absl::StatusOr<Target> target = ParseTarget(options.target);
+  auto keep = [&](std::string text) {
+    strings->push_back(std::move(text));
+    return strings->back().c_str();
+  };
+  const char* name = keep(options.name);
+  for (size_t i = 0; i < graph.calls.size(); ++i) {
+    const graph::KernelCall& call = graph.calls[i];
+    int64_t bytes = 0;
+    for (int id : call.args) bytes += assemble::BufferBytes(graph.buffers[id]);
+    for (int id : call.outputs) bytes += assemble::BufferBytes(graph.buffers[id]);
+    calls->push_back(
+        RelayProfileCall{name, static_cast<int32_t>(i), keep(call.kernel),
+                         keep(ops.at(call.kernel)), keep(graph::CallTypesText(graph, call)),
+                         flops.at(call.kernel), bytes, target.ok() ? target->vector_bits : 0});
+  }
+}
+
+}  // namespace
 
 JitModel::JitModel(graph::Graph graph, std::unique_ptr<State> state)
     : graph_(std::move(graph)), state_(std::move(state)) {}
@@ -185,6 +218,8 @@ absl::StatusOr<std::unique_ptr<JitModel>> JitModel::Compile(const passes::Partit
   for (const passes::Kernel& k : model.kernels) kernels.emplace(k.id, &k);
   std::map<std::string, assemble::KernelMeta> metas;
   std::map<std::string, codegen::KernelFunction> functions;
+  std::map<std::string, std::string> kernel_ops;
+  std::map<std::string, int64_t> kernel_flops;
   for (const std::string& id : graph::KernelIds(graph)) {
     auto it = kernels.find(id);
     if (it == kernels.end()) {
@@ -224,6 +259,8 @@ absl::StatusOr<std::unique_ptr<JitModel>> JitModel::Compile(const passes::Partit
     record.cached = o.cached;
     record.seconds = o.seconds;
     record.ops = absl::StrJoin(kernel.ops, "+");
+    kernel_ops[id] = record.ops;
+    kernel_flops[id] = kernel.flops;
     report.kernels.push_back(std::move(record));
     ++(o.cached ? report.cached : report.compiled);
     metas.emplace(id, std::move(meta));
@@ -267,6 +304,8 @@ absl::StatusOr<std::unique_ptr<JitModel>> JitModel::Compile(const passes::Partit
     state->args.push_back(std::move(args));
     state->functions.push_back(functions.at(call.kernel));
   }
+  DescribeCalls(graph, kernel_ops, kernel_flops, options, &state->profile_calls,
+                &state->profile_strings);
   std::unique_ptr<JitModel> jit_model(new JitModel(graph, std::move(state)));
   jit_model->report_ = std::move(report);
   return jit_model;
@@ -308,9 +347,14 @@ absl::Status JitModel::Execute() {
           absl::StrCat("input '", graph_.buffers[graph_.inputs[i]].name, "' has not been set"));
     }
   }
+  const bool profiling = RelayProfiling() != 0;
   for (size_t i = 0; i < state_->functions.size(); ++i) {
     RelaySetLastError(nullptr);
+    const int64_t start = profiling ? RelayProfileNow() : 0;
     const int32_t rc = state_->functions[i](state_->args[i].data());
+    if (profiling && rc == 0) {
+      RelayProfileRecord(&state_->profile_calls[i], start, RelayProfileNow());
+    }
     if (rc != 0) {
       return absl::InternalError(absl::StrCat("call #", i, " of ", graph_.calls[i].kernel,
                                               " returned ", rc, ": ", RelayGetLastError()));

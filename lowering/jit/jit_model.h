@@ -36,6 +36,8 @@ struct JitOptions {
   const KernelCache* cache = nullptr;
   // --dump_ir_after / --time_passes over each kernel it compiles (kernel_pipeline.h).
   PipelineOptions pipeline;
+  // The model's name in profiles (runtime/relay_profile.h).
+  std::string name = "model";
 };
 
 // How one kernel was obtained.
@@ -84,7 +86,8 @@ class JitModel {
   absl::Status SetInput(const std::string& name, const ir::Tensor& value);
 
   // Runs the kernels in graph order. FailedPrecondition if an input was never set; Internal if a
-  // kernel returns non-zero (naming the call, the kernel and the runtime's last error).
+  // kernel returns non-zero (naming the call, the kernel and the runtime's last error). While
+  // RelayProfiling() is on, each call is timed and recorded, as an assembled model's are.
   absl::Status Execute();
 
   // The outputs of the last Execute, in graph order (a tuple result flattened), as fresh tensors.

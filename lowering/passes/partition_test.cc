@@ -196,6 +196,25 @@ TEST(PartitionTest, GraphJsonRoundTripsAndRejectsBadGraphs) {
               HasSubstr("not a JSON object"));
 }
 
+TEST(PartitionTest, KernelSummariesReadBackFromTheGraphFile) {
+  const PartitionedModel p = PartitionOrDie(testing::ModelFromText(kBlocks, Weights()));
+  const std::string json = graph::GraphToJson(p.graph, Summaries(p.kernels));
+  absl::StatusOr<std::map<std::string, graph::KernelSummary>> read =
+      graph::KernelSummariesFromJson(json, "m.graph.json");
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->size(), p.kernels.size());
+  for (const Kernel& k : p.kernels) {
+    const graph::KernelSummary& s = read->at(k.id);
+    EXPECT_EQ(s.ops, k.ops);
+    EXPECT_EQ(s.flops, k.flops);
+  }
+  EXPECT_THAT(graph::KernelSummariesFromJson("{\"kernels\": {\"k_1\": {\"ops\": 3}}}", "g.json")
+                  .status()
+                  .message(),
+              HasSubstr("g.json: error: kernel k_1: malformed summary"));
+  EXPECT_TRUE(graph::KernelSummariesFromJson("{}", "g.json")->empty());
+}
+
 TEST(PartitionTest, ParseKernelRejectsOtherFormats) {
   EXPECT_THAT(ir::ParseKernel("#[relay_kernel = 2]\nfn () -> Tensor[(), float32] { 1f }", "k.relay")
                   .status()

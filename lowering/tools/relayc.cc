@@ -89,6 +89,10 @@ ABSL_FLAG(std::string, schedule, "default",
           "compile/tir/run: the schedule strategy (naive, default)");
 ABSL_FLAG(int, threads, 0, "run: the runtime's thread count (default: RELAY_NUM_THREADS or CPUs)");
 ABSL_FLAG(int, repeat, 1, "run: run N times and print the median and minimum time");
+ABSL_FLAG(bool, profile, false,
+          "run: time every kernel call and print the profile (runtime/relay_profile.h)");
+ABSL_FLAG(std::string, trace, "",
+          "run: also write the profile as a Chrome trace to this file (implies --profile)");
 ABSL_FLAG(bool, kernel_cache, true,
           "run: use the kernel cache ($RELAY_CACHE_DIR or ~/.cache/relayc/kernels)");
 ABSL_FLAG(std::string, llvm_version, "",
@@ -146,6 +150,9 @@ Commands:
       --target T, --schedule naive|default   as for compile (a CPU target this machine runs)
       --threads N       the runtime's thread count (default: $RELAY_NUM_THREADS, else CPUs)
       --repeat N        run N times; print the median and minimum time
+      --profile         per kernel call, slowest first: time, share, GFLOP/s, GB/s, % of this
+                        machine's measured peak, fused ops and shapes (median over the runs)
+      --trace FILE      also write the calls as a Chrome trace (open it in ui.perfetto.dev)
       --nokernel_cache  compile every kernel; neither read nor write the cache
   targets           the compilation targets, schedule strategies and the kernel id form
       --bzl             ... as Starlark, the rules' rules/private/targets.bzl
@@ -193,7 +200,7 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
       {"tir", {"target", "schedule", "dump_ir_after", "time_passes"}},
       {"run",
        {"input", "random_inputs", "output_dir", "input_shape", "params", "target", "schedule",
-        "threads", "repeat", "kernel_cache", "dump_ir_after", "time_passes"}},
+        "threads", "repeat", "profile", "trace", "kernel_cache", "dump_ir_after", "time_passes"}},
       {"cache", {}},
       {"targets", {"bzl"}},
       {"help", {}},
@@ -203,7 +210,7 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
 
 bool IsBoolFlag(const std::string& name) {
   return name == "in_place" || name == "random_inputs" || name == "write_kernels" ||
-         name == "time_passes" || name == "kernel_cache" || name == "bzl";
+         name == "time_passes" || name == "kernel_cache" || name == "bzl" || name == "profile";
 }
 
 // What the pre-scan of argv found.
@@ -475,6 +482,8 @@ int Main(int argc, char** argv) {
     request.schedule = absl::GetFlag(FLAGS_schedule);
     request.threads = absl::GetFlag(FLAGS_threads);
     request.repeat = absl::GetFlag(FLAGS_repeat);
+    request.trace = absl::GetFlag(FLAGS_trace);
+    request.profile = absl::GetFlag(FLAGS_profile) || !request.trace.empty();
     request.use_cache = absl::GetFlag(FLAGS_kernel_cache);
     request.pipeline = PipelineFlags();
     status = RunCommand(request);

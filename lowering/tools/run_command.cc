@@ -26,6 +26,7 @@
 #include "lowering/tools/inputs.h"
 #include "lowering/tools/relayc_onnx.h"
 #include "lowering/tools/values.h"
+#include "runtime/relay_profile.h"
 #include "runtime/relay_runtime.h"
 
 namespace relay::tools {
@@ -64,6 +65,13 @@ std::vector<ModelInput> GraphInputs(const graph::Graph& graph) {
     inputs.push_back({b.name, ir::Type::Tensor(b.shape, b.dtype)});
   }
   return inputs;
+}
+
+// The model's name in the profile: the file name without folders and extension.
+std::string ModelName(const std::string& path) {
+  std::string base = path.substr(path.find_last_of('/') + 1);
+  const size_t dot = base.find('.');
+  return dot == 0 || dot == std::string::npos ? base : base.substr(0, dot);
 }
 
 std::string Kib(int64_t bytes) { return absl::StrFormat("%.1f KiB", bytes / 1024.0); }
@@ -108,6 +116,7 @@ absl::Status RunCommand(const RunRequest& r) {
   options.schedule = r.schedule;
   options.cache = cache ? &*cache : nullptr;
   options.pipeline = r.pipeline;
+  options.name = ModelName(r.model);
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<jit::JitModel>> compiled =
       jit::JitModel::Compile(*partitioned, options);
@@ -136,6 +145,7 @@ absl::Status RunCommand(const RunRequest& r) {
   for (const auto& [name, value] : inputs) RETURN_IF_ERROR(model.SetInput(name, value));
   if (r.threads > 0) RelaySetNumThreads(r.threads);
   std::vector<double> run_ms;
+  if (r.profile) RelaySetProfiling(1);
   for (int i = 0; i < r.repeat; ++i) {
     const auto run_start = std::chrono::steady_clock::now();
     RETURN_IF_ERROR(model.Execute());
@@ -150,6 +160,13 @@ absl::Status RunCommand(const RunRequest& r) {
   } else {
     std::printf("run: median %.3f ms, min %.3f ms over %d runs (%d thread%s)\n", Median(run_ms),
                 *std::min_element(run_ms.begin(), run_ms.end()), r.repeat, threads, plural);
+  }
+  if (r.profile) {
+    RelaySetProfiling(0);
+    std::fflush(stdout);
+    if (RelayProfileReport(stdout, r.trace.empty() ? nullptr : r.trace.c_str()) != 0) {
+      return absl::UnavailableError(RelayGetLastError());
+    }
   }
 
   const std::vector<ir::Tensor> outputs = model.Outputs();

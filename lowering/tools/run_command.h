@@ -25,6 +25,8 @@ struct RunRequest {
   int threads = 0;        // the runtime's thread count; 0: its default (RELAY_NUM_THREADS or CPUs)
   int repeat = 1;         // runs to time (the outputs are those of the last one)
   bool use_cache = true;  // the kernel cache of jit::DefaultCacheDir(); false: compile all
+  bool profile = false;   // print the profile of the runs (runtime/relay_profile.h)
+  std::string trace;      // and write it as a Chrome trace here (when not empty)
   // --dump_ir_after / --time_passes, over both halves: the graph passes and each kernel compiled
   // (a cached kernel is not compiled, so it shows nothing).
   PipelineOptions pipeline;
@@ -35,12 +37,14 @@ struct RunRequest {
 //   input %NAME: TYPE random [...]          (for each random input)
 //   compiled N, cached M kernels (TARGET, SCHEDULE) in S s[; per kernel: median A ms, max B ms]
 //   run: T ms (K threads)                   (or: median T ms, min U ms over R runs)
+//   [the profile of the runs: RelayProfileReport]
 //   output_<i>: TYPE [...] [-> DIR/output_<i>.npy]
 // and cache problems (a corrupted entry, recompiled) as "relayc: warning: ..." on stderr.
 // A cache folder that cannot be opened is a warning too: the run compiles every kernel.
 // Errors: those of loading and partitioning the model, of compiling a kernel (naming its id),
 // InvalidArgument for a malformed or unknown --input, an input of the wrong type, a missing
-// input without --random_inputs, --threads < 0 or --repeat < 1.
+// input without --random_inputs, --threads < 0 or --repeat < 1; Unavailable when the trace
+// cannot be written.
 absl::Status RunCommand(const RunRequest& request);
 
 // relayc cache ls: every entry of the kernel cache (jit::DefaultCacheDir()), with its size,

@@ -11,8 +11,10 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -376,6 +378,39 @@ TEST(RelaycRun, DumpsAndTimesBothHalves) {
   EXPECT_THAT(kernel.err, HasSubstr("// after schedule\n"));
   EXPECT_THAT(kernel.err, HasSubstr(" parallel"));
   EXPECT_THAT(kernel.err, Not(HasSubstr("// after fuse_ops")));
+}
+
+// --profile reports every kernel call of the runs, slowest first, against the peak measured for
+// the target's vector width; --trace writes them as a Chrome trace (issue 18).
+TEST(RelaycRun, ProfilesEveryKernelCall) {
+  const std::string work = FreshDir("profile");
+  const std::string trace = work + "/trace.json";
+  Result r = Relayc({"run", kExample, "--random_inputs", "--repeat=3", "--threads=1", "--trace",
+                     trace, "--target=x86-64"},
+                    work + "/cache");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // example.relay: five kernels, each called once.
+  EXPECT_THAT(r.out, HasSubstr("profile of example: 3 runs, 1 thread, 5 kernel calls"));
+  EXPECT_THAT(r.out, HasSubstr("peak (measured: 128-bit vectors, 1 thread)"));
+  EXPECT_THAT(r.out, HasSubstr("nn.conv2d+nn.bias_add+nn.relu: float32[1, 3, 8, 8]"));
+  EXPECT_THAT(r.out, HasSubstr("trace of 15 calls written to " + trace));
+  // The profile comes before the outputs, which are those of an unprofiled run.
+  EXPECT_LT(r.out.find("profile of example"), r.out.find("output_0: "));
+  std::ifstream in(trace);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_THAT(text.str(), HasSubstr("\"ph\": \"X\""));
+  EXPECT_THAT(text.str(), HasSubstr("\"cat\": \"example\""));
+
+  // Without --profile nothing is timed per call.
+  Result plain = Relayc({"run", kExample, "--random_inputs"}, work + "/cache");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_THAT(plain.out, Not(HasSubstr("profile of")));
+
+  Result bad = Relayc({"run", kExample, "--random_inputs", "--trace", "/nonexistent/t.json"},
+                      work + "/cache");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("cannot write the trace /nonexistent/t.json"));
 }
 
 // Exporters leave input dimensions open; `--input` arrays give them (issue 16): run and interpret
