@@ -137,7 +137,12 @@ TEST(JitModelTest, ZooModelsMatchTheInterpreter) {
   resnet.num_classes = 10;
   models::ZooOptions bert;
   bert.seq_len = 8;
-  for (const Case& c : {Case{"resnet18", resnet}, Case{"bert_tiny", bert}}) {
+  // The OCR models' ops: upsampling, concatenation, hard-swish SE, group convs, a wide softmax.
+  models::ZooOptions ocr;
+  ocr.image_size = 64;
+  ocr.width_divisor = 8;
+  for (const Case& c : {Case{"resnet18", resnet}, Case{"bert_tiny", bert}, Case{"ocr_det", ocr},
+                        Case{"ocr_rec", ocr}}) {
     absl::StatusOr<onnx::ModelProto> proto = models::BuildZooModel(c.name, c.options);
     ASSERT_TRUE(proto.ok()) << proto.status();
     absl::StatusOr<frontend::onnx::ImportedModel> imported =

@@ -115,6 +115,15 @@ std::string GraphBuilder::Scalar(const std::string& prefix, float value) {
   return t->name();
 }
 
+std::string GraphBuilder::Floats(const std::string& prefix, const std::vector<float>& values) {
+  onnx::TensorProto* t = graph_.add_initializer();
+  t->set_name(Unique(prefix));
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(static_cast<int64_t>(values.size()));
+  for (float v : values) t->add_float_data(v);
+  return t->name();
+}
+
 std::string GraphBuilder::Node(const std::string& op_type, const std::vector<std::string>& inputs,
                                const std::vector<Attr>& attrs, const std::string& hint) {
   onnx::NodeProto* node = graph_.add_node();

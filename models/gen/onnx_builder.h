@@ -45,6 +45,8 @@ class GraphBuilder {
   std::string Int64s(const std::string& prefix, const std::vector<int64_t>& values);
   // A float scalar initializer.
   std::string Scalar(const std::string& prefix, float value);
+  // A 1-D float initializer with the given values (Resize's scales, ...).
+  std::string Floats(const std::string& prefix, const std::vector<float>& values);
   // Adds a node; returns the name of its (first) output, "<hint>_out" made unique.
   std::string Node(const std::string& op_type, const std::vector<std::string>& inputs,
                    const std::vector<Attr>& attrs, const std::string& hint);

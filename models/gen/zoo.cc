@@ -4,59 +4,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "models/gen/cnn_blocks.h"
 #include "models/gen/onnx_builder.h"
+#include "models/gen/transformer_blocks.h"
+#include "models/gen/zoo_ocr.h"
 
 namespace relay::models {
 namespace {
-
-constexpr int64_t kOpset = 17;
-
-class Cnn {
- public:
-  Cnn(GraphBuilder* b, const ZooOptions& o) : b_(b), o_(o) {}
-
-  int64_t Ch(int64_t c) const { return std::max<int64_t>(1, c / o_.width_divisor); }
-
-  // Conv (no bias, as exported from PyTorch before BN folding) + BatchNormalization.
-  std::string ConvBn(const std::string& x, int64_t cin, int64_t cout, int64_t k, int64_t stride,
-                     int64_t groups, const std::string& name) {
-    const int64_t pad = k / 2;
-    std::string w =
-        b_->HeWeight(name + ".weight", {cout, cin / groups, k, k}, cin / groups * k * k);
-    std::string y =
-        b_->Node("Conv", {x, w},
-                 {IntsAttr("kernel_shape", {k, k}), IntsAttr("strides", {stride, stride}),
-                  IntsAttr("pads", {pad, pad, pad, pad}), IntAttr("group", groups)},
-                 name);
-    std::string gamma = b_->Weight(name + ".bn.weight", {cout}, 0.5f, 1.5f);
-    std::string beta = b_->Weight(name + ".bn.bias", {cout}, -0.1f, 0.1f);
-    std::string mean = b_->Weight(name + ".bn.running_mean", {cout}, -0.1f, 0.1f);
-    std::string var = b_->Weight(name + ".bn.running_var", {cout}, 0.5f, 1.5f);
-    return b_->Node("BatchNormalization", {y, gamma, beta, mean, var},
-                    {FloatAttr("epsilon", 1e-5f)}, name + ".bn");
-  }
-
-  std::string Relu(const std::string& x, const std::string& name) {
-    return b_->Node("Relu", {x}, {}, name);
-  }
-
-  std::string Relu6(const std::string& x, const std::string& name) {
-    return b_->Node("Clip", {x, b_->Scalar(name + ".min", 0.0f), b_->Scalar(name + ".max", 6.0f)},
-                    {}, name);
-  }
-
-  // Global average pool, flatten, fully connected classifier.
-  std::string Head(const std::string& x, int64_t c) {
-    std::string p = b_->Node("GlobalAveragePool", {x}, {}, "avgpool");
-    std::string f = b_->Node("Flatten", {p}, {IntAttr("axis", 1)}, "flatten");
-    std::string w = b_->HeWeight("fc.weight", {o_.num_classes, c}, c);
-    std::string bias = b_->Weight("fc.bias", {o_.num_classes}, -0.1f, 0.1f);
-    return b_->Node("Gemm", {f, w, bias}, {IntAttr("transB", 1)}, "fc");
-  }
-
-  GraphBuilder* b_;
-  const ZooOptions& o_;
-};
 
 onnx::ModelProto ResNet(const ZooOptions& o, bool bottleneck, std::vector<int> blocks) {
   GraphBuilder b(bottleneck ? "resnet50" : "resnet18", o.seed);
@@ -93,7 +47,7 @@ onnx::ModelProto ResNet(const ZooOptions& o, bool bottleneck, std::vector<int> b
     }
   }
   b.Output(n.Head(x, c));
-  return b.Finish(kOpset);
+  return b.Finish(kZooOpset);
 }
 
 onnx::ModelProto MobileNetV2(const ZooOptions& o) {
@@ -124,7 +78,7 @@ onnx::ModelProto MobileNetV2(const ZooOptions& o) {
   const int64_t last = n.Ch(1280);
   x = n.Relu6(n.ConvBn(x, c, last, 1, 1, 1, "features.18"), "features.18.relu6");
   b.Output(n.Head(x, last));
-  return b.Finish(kOpset);
+  return b.Finish(kZooOpset);
 }
 
 onnx::ModelProto Mlp(const ZooOptions& o) {
@@ -139,15 +93,13 @@ onnx::ModelProto Mlp(const ZooOptions& o) {
     if (i < 2) x = b.Node("Relu", {x}, {}, name + ".relu");
   }
   b.Output(x);
-  return b.Finish(kOpset);
+  return b.Finish(kZooOpset);
 }
 
-// A BERT encoder as exported by PyTorch: embeddings, then per layer self-attention (MatMul on
-// [in, out] weights, heads by Reshape + Transpose), residual + LayerNormalization, and a GELU
-// feed-forward network (GELU written out with Erf, as exporters before opset 20 do).
+// A BERT encoder as exported by PyTorch: embeddings, then per layer self-attention, residual +
+// LayerNormalization, and a GELU feed-forward network (transformer_blocks.h).
 onnx::ModelProto BertTiny(const ZooOptions& o) {
   constexpr int64_t kHidden = 128, kHeads = 2, kLayers = 2, kFfn = 512, kVocab = 1024;
-  const int64_t head_dim = kHidden / kHeads;
   const int64_t s = o.seq_len;
   GraphBuilder b("bert_tiny", o.seed);
   std::string ids = b.Input("input_ids", onnx::TensorProto::INT64, {1, s});
@@ -155,53 +107,21 @@ onnx::ModelProto BertTiny(const ZooOptions& o) {
   std::string pos = b.Weight("embeddings.position", {1, s, kHidden}, -0.1f, 0.1f);
   std::string x = b.Node("Gather", {table, ids}, {IntAttr("axis", 0)}, "embeddings.gather");
   x = b.Node("Add", {x, pos}, {}, "embeddings.add");
-  auto layer_norm = [&](const std::string& in, const std::string& name) {
-    std::string g = b.Weight(name + ".weight", {kHidden}, 0.8f, 1.2f);
-    std::string beta = b.Weight(name + ".bias", {kHidden}, -0.1f, 0.1f);
-    return b.Node("LayerNormalization", {in, g, beta},
-                  {IntAttr("axis", -1), FloatAttr("epsilon", 1e-12f)}, name);
-  };
-  auto linear = [&](const std::string& in, int64_t k, int64_t n, const std::string& name) {
-    std::string w = b.HeWeight(name + ".weight", {k, n}, k);
-    std::string bias = b.Weight(name + ".bias", {n}, -0.1f, 0.1f);
-    return b.Node("Add", {b.Node("MatMul", {in, w}, {}, name), bias}, {}, name + ".add");
-  };
-  x = layer_norm(x, "embeddings.ln");
-  std::string heads_shape = b.Int64s("heads_shape", {1, s, kHeads, head_dim});
-  std::string merge_shape = b.Int64s("merge_shape", {1, s, kHidden});
-  std::string scale = b.Scalar("attention_scale", 1.0f / std::sqrt(static_cast<float>(head_dim)));
+  Transformer t(&b, s, kHidden, kHeads);
+  constexpr float kEpsilon = 1e-12f;
+  x = t.LayerNorm(x, "embeddings.ln", kEpsilon);
   for (int l = 0; l < kLayers; ++l) {
     const std::string p = absl::StrCat("layer", l);
-    auto heads = [&](const std::string& in, const std::string& name,
-                     const std::vector<int64_t>& perm) {
-      std::string r = b.Node("Reshape", {in, heads_shape}, {}, name + ".reshape");
-      return b.Node("Transpose", {r}, {IntsAttr("perm", perm)}, name + ".transpose");
-    };
-    std::string q = heads(linear(x, kHidden, kHidden, p + ".query"), p + ".q", {0, 2, 1, 3});
-    std::string k = heads(linear(x, kHidden, kHidden, p + ".key"), p + ".k", {0, 2, 3, 1});
-    std::string v = heads(linear(x, kHidden, kHidden, p + ".value"), p + ".v", {0, 2, 1, 3});
-    std::string scores =
-        b.Node("Mul", {b.Node("MatMul", {q, k}, {}, p + ".qk"), scale}, {}, p + ".scale");
-    std::string probs = b.Node("Softmax", {scores}, {IntAttr("axis", -1)}, p + ".softmax");
-    std::string ctx = b.Node("MatMul", {probs, v}, {}, p + ".context");
-    ctx = b.Node("Transpose", {ctx}, {IntsAttr("perm", {0, 2, 1, 3})}, p + ".context.transpose");
-    ctx = b.Node("Reshape", {ctx, merge_shape}, {}, p + ".context.reshape");
-    std::string attn = linear(ctx, kHidden, kHidden, p + ".attention.output");
-    x = layer_norm(b.Node("Add", {attn, x}, {}, p + ".attention.residual"), p + ".attention.ln");
-    // GELU(h) = 0.5 * h * (1 + erf(h / sqrt(2))).
-    std::string h = linear(x, kHidden, kFfn, p + ".intermediate");
-    std::string e = b.Node(
-        "Erf", {b.Node("Div", {h, b.Scalar(p + ".sqrt2", std::sqrt(2.0f))}, {}, p + ".gelu.div")},
-        {}, p + ".gelu.erf");
-    e = b.Node("Add", {e, b.Scalar(p + ".one", 1.0f)}, {}, p + ".gelu.add");
-    std::string g =
-        b.Node("Mul", {b.Node("Mul", {h, e}, {}, p + ".gelu.mul"), b.Scalar(p + ".half", 0.5f)}, {},
-               p + ".gelu");
-    std::string out = linear(g, kFfn, kHidden, p + ".output");
-    x = layer_norm(b.Node("Add", {out, x}, {}, p + ".output.residual"), p + ".output.ln");
+    std::string attn = t.SelfAttention(x, p);
+    x = t.LayerNorm(b.Node("Add", {attn, x}, {}, p + ".attention.residual"), p + ".attention.ln",
+                    kEpsilon);
+    std::string g = t.Gelu(t.Linear(x, kHidden, kFfn, p + ".intermediate"), p + ".gelu");
+    std::string out = t.Linear(g, kFfn, kHidden, p + ".output");
+    x = t.LayerNorm(b.Node("Add", {out, x}, {}, p + ".output.residual"), p + ".output.ln",
+                    kEpsilon);
   }
   b.Output(x);
-  return b.Finish(kOpset);
+  return b.Finish(kZooOpset);
 }
 
 absl::StatusOr<onnx::ModelProto> BuildStaticModel(const std::string& name,
@@ -211,13 +131,15 @@ absl::StatusOr<onnx::ModelProto> BuildStaticModel(const std::string& name,
   if (name == "mobilenet_v2") return MobileNetV2(options);
   if (name == "mlp") return Mlp(options);
   if (name == "bert_tiny") return BertTiny(options);
+  if (name == "ocr_det") return OcrDetector(options);
+  if (name == "ocr_rec") return OcrRecognizer(options);
   return absl::NotFoundError(absl::StrCat("no zoo model named '", name, "'"));
 }
 
 }  // namespace
 
 std::vector<std::string> ZooModelNames() {
-  return {"bert_tiny", "mlp", "mobilenet_v2", "resnet18", "resnet50"};
+  return {"bert_tiny", "mlp", "mobilenet_v2", "ocr_det", "ocr_rec", "resnet18", "resnet50"};
 }
 
 absl::StatusOr<onnx::ModelProto> BuildZooModel(const std::string& name, const ZooOptions& options) {

@@ -11,6 +11,9 @@
 
 namespace relay::models {
 
+// The ONNX opset every zoo model is written in.
+inline constexpr int64_t kZooOpset = 17;
+
 struct ZooOptions {
   int64_t image_size = 224;  // CNNs: input is (1, 3, image_size, image_size)
   int64_t num_classes = 1000;
@@ -22,7 +25,8 @@ struct ZooOptions {
   bool dynamic_inputs = false;
 };
 
-// "resnet18", "resnet50", "mobilenet_v2", "mlp", "bert_tiny". Unknown names are NotFound.
+// "resnet18", "resnet50", "mobilenet_v2", "mlp", "bert_tiny", "ocr_det", "ocr_rec" (zoo_ocr.h).
+// Unknown names are NotFound.
 // Inputs: CNNs "input" (1, 3, S, S) float32; mlp "input" (1, 784) float32; bert_tiny
 // "input_ids" (1, seq_len) int64, values in [0, 1024). One float32 output: the class scores
 // (1, num_classes), or for bert_tiny the hidden states (1, seq_len, 128). Opset 17.

@@ -69,13 +69,12 @@ models::ZooOptions Small(int64_t image, int64_t divisor) {
   return o;
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, ZooPartitionTest,
-                         ::testing::Values(Case{"resnet18", Small(32, 8)},
-                                           Case{"mobilenet_v2", Small(32, 8)},
-                                           Case{"bert_tiny", Small(32, 1)}),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return info.param.model;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Zoo, ZooPartitionTest,
+    ::testing::Values(Case{"resnet18", Small(32, 8)}, Case{"mobilenet_v2", Small(32, 8)},
+                      Case{"bert_tiny", Small(32, 1)}, Case{"ocr_det", Small(64, 8)},
+                      Case{"ocr_rec", Small(64, 8)}),
+    [](const ::testing::TestParamInfo<Case>& info) { return info.param.model; });
 
 }  // namespace
 }  // namespace relay
