@@ -15,6 +15,7 @@
 #include "lowering/schedule/strategy.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/te/lower_to_te.h"
+#include "lowering/tir/partition_tails.h"
 #include "lowering/tir/simplify.h"
 #include "lowering/tir/verify.h"
 
@@ -63,6 +64,15 @@ absl::StatusOr<tir::PrimFunc> LowerKernel(const ir::FunctionNode& fn, const std:
       func, RunStep<tir::PrimFunc>(
                 "simplify", options,
                 [&]() -> absl::StatusOr<tir::PrimFunc> { return tir::Simplify(func); }, print));
+  if (target.kind == Target::Kind::kCpu) {
+    // CPU vector loops pay for a guard in every iteration (GPU threads just idle).
+    ASSIGN_OR_RETURN(func, RunStep<tir::PrimFunc>(
+                               "partition_tails", options,
+                               [&]() -> absl::StatusOr<tir::PrimFunc> {
+                                 return tir::PartitionTails(std::move(func));
+                               },
+                               print));
+  }
   return RunStep<tir::PrimFunc>(
       "verify", options,
       [&]() -> absl::StatusOr<tir::PrimFunc> {

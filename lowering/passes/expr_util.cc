@@ -105,4 +105,13 @@ std::unordered_map<const ExprNode*, int> UseCounts(const Expr& root) {
   return uses;
 }
 
+ir::Expr MakeOpCall(const std::string& name, std::vector<ir::Expr> args,
+                    std::vector<std::pair<std::string, ir::AttrValue>> attrs) {
+  const ir::OpDef* op = ir::FindOp(name);
+  RELAY_CHECK(op != nullptr, "a pass built a call of an unregistered op");
+  absl::StatusOr<ir::Attrs> made = ir::Attrs::Make(name, op->attrs, std::move(attrs));
+  RELAY_CHECK(made.ok(), "a pass built invalid attributes");
+  return ir::CallNode::MakeOp(op, std::move(args), *std::move(made));
+}
+
 }  // namespace relay::passes

@@ -7,7 +7,9 @@
 #define RULES_RELAY_LOWERING_PASSES_EXPR_UTIL_H_
 
 #include <functional>
+#include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "lowering/ir/expr.h"
@@ -34,6 +36,12 @@ ir::Expr Rewrite(const ir::Expr& root, const RewriteFn& rewrite);
 // `node` with its operands replaced (same kind, attrs, location); `node` itself when every
 // operand is identical.
 ir::Expr WithOperands(const ir::Expr& node, const std::vector<ir::Expr>& operands);
+
+// A call of the registered op `name` with `args` and the given attributes (the others at their
+// defaults). For passes, which build calls they know to be valid: an unknown op or a bad
+// attribute is a bug (CHECK).
+ir::Expr MakeOpCall(const std::string& name, std::vector<ir::Expr> args,
+                    std::vector<std::pair<std::string, ir::AttrValue>> attrs = {});
 
 // How many times each node is used as an operand within `root` (root itself counts 0 unless
 // referenced). Keyed by node address: use only for lookups, never to order output.

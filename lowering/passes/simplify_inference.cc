@@ -14,15 +14,6 @@ namespace {
 using ir::AttrValue;
 using ir::Expr;
 
-Expr Op(const std::string& name, std::vector<Expr> args,
-        std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
-  const ir::OpDef* op = ir::FindOp(name);
-  RELAY_CHECK(op != nullptr, "simplify_inference uses an unregistered op");
-  absl::StatusOr<ir::Attrs> made = ir::Attrs::Make(name, op->attrs, std::move(attrs));
-  RELAY_CHECK(made.ok(), "simplify_inference built invalid attributes");
-  return ir::CallNode::MakeOp(op, std::move(args), *std::move(made));
-}
-
 class Simplifier {
  public:
   explicit Simplifier(const Model& model) : model_(model), params_(model.params) {}
@@ -95,7 +86,7 @@ class Simplifier {
     bshape[0] = c;
     ir::Var sv = NewWeight(base + "_bn_scale", ir::Tensor::FromDoubles(bshape, xt.dtype(), s));
     ir::Var tv = NewWeight(base + "_bn_shift", ir::Tensor::FromDoubles(bshape, xt.dtype(), t));
-    return Op("add", {Op("multiply", {x, sv}), tv});
+    return MakeOpCall("add", {MakeOpCall("multiply", {x, sv}), tv});
   }
 
   // conv2d/dense (+ bias_add) whose weight is used once: fold s into the weight, t into a bias.
@@ -119,16 +110,24 @@ class Simplifier {
     const bool conv =
         name == "nn.conv2d" && axis == 1 && anchor->attrs().GetString("kernel_layout") == "OIHW";
     const bool dense = name == "nn.dense" && axis == rank - 1;
-    if (!conv && !dense) return nullptr;
+    // IOHW: the output channel is the weight's second axis (one group only: with groups it
+    // would be o % (O / groups)).
+    const bool conv_transpose = name == "nn.conv2d_transpose" && axis == 1 &&
+                                anchor->attrs().GetString("kernel_layout") == "IOHW" &&
+                                anchor->attrs().GetInt("groups") == 1;
+    if (!conv && !dense && !conv_transpose) return nullptr;
     const Expr& w_expr = anchor->args()[1];
     const ir::Tensor* w = Weight(w_expr);
     if (w == nullptr || !WeightUsedOnce(w_expr)) return nullptr;
     const int64_t c = static_cast<int64_t>(s.size());
-    if (w->shape().empty() || w->shape()[0] != c) return nullptr;
-    const int64_t per = w->NumElements() / c;
+    const size_t out_axis = conv_transpose ? 1 : 0;
+    if (w->shape().size() <= out_axis || w->shape()[out_axis] != c) return nullptr;
+    // Element i of the weight belongs to output channel (i / inner) % c.
+    int64_t inner = 1;
+    for (size_t d = out_axis + 1; d < w->shape().size(); ++d) inner *= w->shape()[d];
     ir::Tensor w2(w->shape(), w->dtype());
-    for (int64_t o = 0; o < c; ++o) {
-      for (int64_t k = 0; k < per; ++k) w2.SetDouble(o * per + k, w->GetDouble(o * per + k) * s[o]);
+    for (int64_t i = 0; i < w->NumElements(); ++i) {
+      w2.SetDouble(i, w->GetDouble(i) * s[(i / inner) % c]);
     }
     std::vector<double> b2(t);
     if (bias != nullptr) {
@@ -139,7 +138,7 @@ class Simplifier {
     ir::Var bv = NewWeight(base + "_bn_bias", ir::Tensor::FromDoubles({c}, w->dtype(), b2));
     Expr new_anchor =
         ir::CallNode::MakeOp(anchor->op(), {anchor->args()[0], wv}, anchor->attrs(), anchor->loc());
-    return Op("nn.bias_add", {new_anchor, bv}, {{"axis", AttrValue::Int(axis)}});
+    return MakeOpCall("nn.bias_add", {new_anchor, bv}, {{"axis", AttrValue::Int(axis)}});
   }
 
   bool WeightUsedOnce(const Expr& w) {
@@ -152,14 +151,16 @@ class Simplifier {
     const int trailing = static_cast<int>(rank - axis - 1);
     auto bcast = [&](Expr v) {
       if (trailing == 0) return v;
-      return Op("expand_dims", {std::move(v)},
-                {{"axis", AttrValue::Int(1)}, {"num_newaxis", AttrValue::Int(trailing)}});
+      return MakeOpCall("expand_dims", {std::move(v)},
+                        {{"axis", AttrValue::Int(1)}, {"num_newaxis", AttrValue::Int(trailing)}});
     };
-    Expr s =
-        Op("rsqrt", {Op("add", {args[4], ir::ConstantNode::Make(ir::Tensor::Scalar(dtype, eps))})});
-    if (scale) s = Op("multiply", {args[1], s});
-    Expr shifted = Op("multiply", {Op("subtract", {args[0], bcast(args[3])}), bcast(s)});
-    return center ? Op("add", {shifted, bcast(args[2])}) : shifted;
+    Expr s = MakeOpCall(
+        "rsqrt",
+        {MakeOpCall("add", {args[4], ir::ConstantNode::Make(ir::Tensor::Scalar(dtype, eps))})});
+    if (scale) s = MakeOpCall("multiply", {args[1], s});
+    Expr shifted =
+        MakeOpCall("multiply", {MakeOpCall("subtract", {args[0], bcast(args[3])}), bcast(s)});
+    return center ? MakeOpCall("add", {shifted, bcast(args[2])}) : shifted;
   }
 
   const Model& model_;

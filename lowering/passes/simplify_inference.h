@@ -12,9 +12,10 @@ namespace relay::passes {
 //   s = gamma / sqrt(var + epsilon)      (gamma = 1 when !scale)
 //   t = beta - mean * s                  (beta = 0 when !center)
 // When gamma, beta, mean and var are weights, s and t are computed here and:
-//   - x = conv2d(d, W) or dense(d, W) with W a weight used only there (optionally followed by
-//     bias_add with a weight bias): the scale folds into W (W'[o] = W[o] * s[o]) and the shift
-//     into the bias: bias_add(conv2d(d, W'), b * s + t). The folded tensors are new weights.
+//   - x = conv2d(d, W), conv2d_transpose(d, W) (one group) or dense(d, W) with W a weight used
+//     only there (optionally followed by bias_add with a weight bias): the scale folds into W
+//     (each output channel o of W times s[o]) and the shift into the bias:
+//     bias_add(conv2d(d, W'), b * s + t). The folded tensors are new weights.
 //   - otherwise: add(multiply(x, s), t) with s and t as new weights shaped to broadcast.
 // Otherwise the same arithmetic is emitted as ops. Projections .1/.2 of a batch_norm (the
 // running statistics) become the mean and var inputs. Weights no longer used are dropped.

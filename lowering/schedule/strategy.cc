@@ -313,13 +313,12 @@ class DefaultStrategy {
     std::vector<Stage*> attach = Attachable(o);
     if (attach.empty()) return ScheduleInjective(o, target_);
     ConvShape conv;
-    if (attach.size() == 1 && IsConv2D(*attach[0], &conv) &&
-        (conv.groups == 1 ||
-         (conv.in_channels_per_group == 1 && conv.out_channels == conv.groups)) &&
-        o->num_axes() == 4 && o->op()->shape() == attach[0]->op()->shape()) {
+    if (attach.size() == 1 && IsConv2D(*attach[0], &conv) && o->num_axes() == 4 &&
+        o->op()->shape() == attach[0]->op()->shape()) {
       done->insert(attach[0]);
       const int64_t lanes = Lanes(*o, target_);
-      if (IsPointwiseConv(*attach[0], conv) && o->extent(o->axis(3)) % lanes != 0) {
+      if (conv.groups == 1 && IsPointwiseConv(*attach[0], conv) &&
+          o->extent(o->axis(3)) % lanes != 0) {
         RETURN_IF_ERROR(SchedulePointwiseConv(attach[0]));
         return ScheduleInjective(o, target_);
       }
@@ -392,7 +391,8 @@ class DefaultStrategy {
     const bool depthwise = shape.groups > 1 && shape.in_channels_per_group == 1;
     const bool strided = ConvStride(*conv, shape) > 1;
     const int64_t cbx = strided ? 8 : 4;
-    const int64_t cb = depthwise ? 1 : DivisorAtMost(channels, cbx);
+    // A block of channels stays inside one group (whose channels read the same inputs).
+    const int64_t cb = depthwise ? 1 : DivisorAtMost(channels / shape.groups, cbx);
     const int64_t hb = std::min<int64_t>(height, depthwise ? 4 : (strided ? 1 : 2));
     const int64_t vw = std::min(width, lanes);
     Loop n = o->axis(0);

@@ -127,12 +127,14 @@ TEST(LowerToTETest, ComputeNamesAreUnique) {
   %2 = nn.conv2d(%1, %w, padding=[1, 1, 1, 1]);
   nn.relu(%2)
 })");
-  EXPECT_THAT(ComputeNames(k), ElementsAre("pad", "weights", "conv2d", "relu", "pad_1", "weights_1",
-                                           "conv2d_1", "relu_1"));
+  EXPECT_THAT(ComputeNames(k),
+              ElementsAre("pad", "weights", "conv2d", "conv2d_output", "relu", "pad_1", "weights_1",
+                          "conv2d_1", "conv2d_output_1", "relu_1"));
   // The renamed computes read each other, not the originals.
-  EXPECT_EQ(k.outputs[0]->inputs()[0]->name(), "conv2d_1");
-  EXPECT_EQ(k.outputs[0]->inputs()[0]->inputs()[0]->name(), "pad_1");
-  EXPECT_EQ(k.outputs[0]->inputs()[0]->inputs()[0]->inputs()[0]->name(), "relu");
+  EXPECT_EQ(k.outputs[0]->inputs()[0]->name(), "conv2d_output_1");
+  EXPECT_EQ(k.outputs[0]->inputs()[0]->inputs()[0]->name(), "conv2d_1");
+  EXPECT_EQ(k.outputs[0]->inputs()[0]->inputs()[0]->inputs()[0]->name(), "pad_1");
+  EXPECT_EQ(k.outputs[0]->inputs()[0]->inputs()[0]->inputs()[0]->inputs()[0]->name(), "relu");
 }
 
 TEST(LowerToTETest, RequiresTypes) {
@@ -212,9 +214,11 @@ TEST(LowerToTETest, PrintKernelCompute) {
             "sum((p0[n, rc, (h + ry), (w + rx)]*weights[c, rc, ry, rx]), "
             "axis=[rc:2, ry:1, rx:1])"
             "  // nn.conv2d, out-elemwise-fusable\n"
+            "compute conv2d_output[i0, i1, i2, i3]: Tensor[(1, 3, 4, 4), float32] = "
+            "conv2d[i0, i1, i2, i3]  // nn.conv2d, elemwise\n"
             "placeholder p2: Tensor[(3), float32]\n"
             "compute bias_add[i0, i1, i2, i3]: Tensor[(1, 3, 4, 4), float32] = "
-            "(conv2d[i0, i1, i2, i3] + p2[i1])  // nn.bias_add, broadcast\n"
+            "(conv2d_output[i0, i1, i2, i3] + p2[i1])  // nn.bias_add, broadcast\n"
             "compute relu[i0, i1, i2, i3]: Tensor[(1, 3, 4, 4), float32] = "
             "max(bias_add[i0, i1, i2, i3], 0f)  // nn.relu, elemwise\n"
             "compute clip[i0, i1, i2, i3]: Tensor[(1, 3, 4, 4), float32] = "

@@ -65,6 +65,64 @@ Stmt Substitute(const Stmt& s, const VarMap& vmap) {
   });
 }
 
+Stmt CopyWithFreshBindings(const Stmt& s, const std::string& suffix) {
+  class Copier : public StmtExprMutator {
+   public:
+    explicit Copier(const std::string& suffix) : suffix_(suffix) {}
+
+    Stmt VisitStmt(const Stmt& st) override {
+      if (st == nullptr) return st;
+      switch (st->kind()) {
+        case StmtKind::kFor:
+        case StmtKind::kLetStmt: {
+          const PrimExpr& var = st->loop_var();
+          PrimExpr fresh = MakeVar(var->name() + suffix_, var->dtype());
+          vars_[var.get()] = fresh;
+          Stmt body = VisitStmt(st->body());
+          if (st->kind() == StmtKind::kFor) {
+            return MakeFor(fresh, VisitExpr(st->min()), VisitExpr(st->extent()), st->for_kind(),
+                           body);
+          }
+          return MakeLetStmt(fresh, VisitExpr(st->value()), body);
+        }
+        case StmtKind::kAllocate: {
+          const Buffer& b = st->buffer();
+          Buffer fresh = BufferNode::Make(b->name() + suffix_, b->dtype(), b->shape(), b->scope());
+          buffers_[b.get()] = fresh;
+          return MakeAllocate(fresh, VisitStmt(st->body()));
+        }
+        case StmtKind::kStore: {
+          auto it = buffers_.find(st->buffer().get());
+          return MakeStore(it == buffers_.end() ? st->buffer() : it->second, VisitExpr(st->index()),
+                           VisitExpr(st->value()));
+        }
+        default:
+          return StmtExprMutator::VisitStmt(st);
+      }
+    }
+
+    PrimExpr VisitExpr(const PrimExpr& e) override {
+      return MutateExpr(e, [&](const PrimExpr& x) -> PrimExpr {
+        if (x->kind() == ExprKind::kVar) {
+          auto it = vars_.find(x.get());
+          return it == vars_.end() ? x : it->second;
+        }
+        if (x->kind() == ExprKind::kLoad) {
+          auto it = buffers_.find(x->buffer().get());
+          if (it != buffers_.end()) return MakeLoad(it->second, VisitExpr(x->operands()[0]));
+        }
+        return nullptr;
+      });
+    }
+
+   private:
+    const std::string& suffix_;
+    VarMap vars_;
+    std::unordered_map<const BufferNode*, Buffer> buffers_;
+  };
+  return Copier(suffix).VisitStmt(s);
+}
+
 bool UsesVar(const PrimExpr& e, const std::function<bool(const PrimExpr&)>& pred) {
   bool found = false;
   VisitExpr(e, [&](const PrimExpr& x) {

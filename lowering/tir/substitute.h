@@ -8,6 +8,7 @@
 #define RULES_RELAY_LOWERING_TIR_SUBSTITUTE_H_
 
 #include <functional>
+#include <string>
 #include <unordered_map>
 
 #include "lowering/tir/expr.h"
@@ -42,6 +43,11 @@ Stmt MutateStmtExprs(const Stmt& s, const std::function<PrimExpr(const PrimExpr&
 
 // Replaces the variables of `vmap` in every expression of `s`.
 Stmt Substitute(const Stmt& s, const VarMap& vmap);
+
+// A copy of `s` in which every variable and buffer it binds (loop and let variables, allocated
+// buffers) is a new one named `<name><suffix>`, so that the copy and `s` may both appear in one
+// function (each binding binds once). Variables and buffers bound outside `s` are kept.
+Stmt CopyWithFreshBindings(const Stmt& s, const std::string& suffix);
 
 // True when `e` mentions a variable for which `pred` holds.
 bool UsesVar(const PrimExpr& e, const std::function<bool(const PrimExpr&)>& pred);

@@ -147,7 +147,15 @@ Result Conv2D(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Ten
         return te::Sum(x * w, {rc, ry, rx});
       },
       op.name, op.pattern, {"n", "c", "h", "w"});
-  return std::vector<Tensor>{CastEpilogue(conv, out_dtype, op.name)};
+  if (conv->dtype() != out_dtype)
+    return std::vector<Tensor>{CastEpilogue(conv, out_dtype, op.name)};
+  // The sums leave through a stage of their own, even when nothing follows the conv in its
+  // kernel: the schedule tiles the conv into registers inside that stage's loops, as it does
+  // under a fused epilogue (which inlines this identity).
+  return std::vector<Tensor>{te::Compute(
+      "conv2d_output", conv->shape(),
+      [&](const std::vector<PrimExpr>& i) { return te::Read(conv, i); }, op.name,
+      OpPattern::kElemWise)};
 }
 
 // conv2d_transpose (NCHW, IOHW) as a convolution of the dilated, padded input with the flipped

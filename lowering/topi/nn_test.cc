@@ -189,7 +189,7 @@ TEST(NnComputeTest, ComputeStructure) {
   // No padding, no pad compute.
   EXPECT_EQ(lower(Module("Tensor[(1, 3, 8, 8), float32]", "Tensor[(4, 3, 3, 3), float32]",
                          "nn.conv2d(%x, %w)")),
-            "weights:injective conv2d:out-elemwise-fusable");
+            "weights:injective conv2d:out-elemwise-fusable conv2d_output:elemwise");
   EXPECT_EQ(lower(Module("Tensor[(1, 3, 8, 8), float16]", "Tensor[(4, 3, 3, 3), float16]",
                          "nn.conv2d(%x, %w, padding=[1])")),
             "pad:injective weights:injective conv2d:out-elemwise-fusable conv2d_cast:elemwise");

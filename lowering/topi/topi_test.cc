@@ -137,7 +137,9 @@ def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) 
             "compute conv2d[n, c, h, w]: Tensor[(1, 4, 4, 4), float32] = "
             "sum((pad[n, rc, ((h*2) + ry), ((w*2) + rx)]*weights[c, rc, ry, rx]), "
             "axis=[rc:3, ry:3, rx:3])  // nn.conv2d, out-elemwise-fusable\n"
-            "output conv2d\n");
+            "compute conv2d_output[i0, i1, i2, i3]: Tensor[(1, 4, 4, 4), float32] = "
+            "conv2d[i0, i1, i2, i3]  // nn.conv2d, elemwise\n"
+            "output conv2d_output\n");
 }
 
 TEST(TopiTest, DenseIsOneSum) {

@@ -1,0 +1,216 @@
+#include "lowering/tir/partition_tails.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "lowering/tir/interval.h"
+#include "lowering/tir/simplify.h"
+#include "lowering/tir/substitute.h"
+#include "lowering/tir/visitor.h"
+
+namespace relay::tir {
+namespace {
+
+// The terms of a conjunction (a && b && c -> a, b, c).
+void Conjuncts(const PrimExpr& e, std::vector<PrimExpr>* out) {
+  if (e->kind() == ExprKind::kAnd) {
+    Conjuncts(e->operands()[0], out);
+    Conjuncts(e->operands()[1], out);
+    return;
+  }
+  out->push_back(e);
+}
+
+// Whether `guard` (a < b or a <= b) holds for every value the ranges allow.
+bool Proven(const PrimExpr& guard, const VarRanges& ranges) {
+  const Interval a = BoundOf(guard->operands()[0], ranges);
+  const Interval b = BoundOf(guard->operands()[1], ranges);
+  if (a.max == Interval::kPosInf || b.min == Interval::kNegInf) return false;
+  return guard->kind() == ExprKind::kLT ? a.max < b.min : a.max <= b.min;
+}
+
+// Finds where to split a loop over `var` in [lo, hi]: the least, over the upper-bound guards
+// of its body that mention `var`, of the first iteration the guard is not proven for (the
+// iterations before it are all proven). nullopt when no guard gives a point inside (lo, hi].
+class SplitFinder {
+ public:
+  SplitFinder(const PrimExpr& var, int64_t lo, int64_t hi, VarRanges ranges)
+      : var_(var), lo_(lo), hi_(hi), ranges_(std::move(ranges)) {}
+
+  std::optional<int64_t> Find(const Stmt& body) {
+    Walk(body);
+    return split_;
+  }
+
+ private:
+  void Walk(const Stmt& s) {
+    if (s == nullptr) return;
+    switch (s->kind()) {
+      case StmtKind::kFor: {
+        ScopedRange scope(&ranges_, s->loop_var().get(),
+                          LoopVarBound(s->min(), s->extent(), ranges_));
+        Walk(s->body());
+        return;
+      }
+      case StmtKind::kLetStmt: {
+        ScopedRange scope(&ranges_, s->loop_var().get(), BoundOf(s->value(), ranges_));
+        Walk(s->body());
+        return;
+      }
+      case StmtKind::kIfThenElse: {
+        std::vector<PrimExpr> terms;
+        Conjuncts(s->condition(), &terms);
+        for (const PrimExpr& t : terms) Consider(t);
+        Walk(s->body());
+        Walk(s->else_body());
+        return;
+      }
+      case StmtKind::kSeq:
+        for (const Stmt& child : s->seq()) Walk(child);
+        return;
+      case StmtKind::kAllocate:
+        Walk(s->body());
+        return;
+      case StmtKind::kStore:
+      case StmtKind::kBarrier:
+        return;
+    }
+  }
+
+  // Binary search for the first iteration the guard is not proven at (proofs over [lo, m - 1]
+  // only weaken as m grows: the interval of every expression only widens).
+  void Consider(const PrimExpr& guard) {
+    if ((guard->kind() != ExprKind::kLT && guard->kind() != ExprKind::kLE) ||
+        !ir::IsInt(guard->operands()[0]->dtype()) || !Mentions(guard, var_.get())) {
+      return;
+    }
+    auto proven_before = [&](int64_t m) {
+      if (m == lo_) return true;
+      ScopedRange scope(&ranges_, var_.get(), Interval{lo_, m - 1});
+      return Proven(guard, ranges_);
+    };
+    int64_t good = lo_, bad = hi_ + 1;  // proven_before(good); bad: unknown or false
+    if (proven_before(bad)) return;     // holds everywhere: the simplifier removes it
+    while (bad - good > 1) {
+      const int64_t mid = good + (bad - good) / 2;
+      (proven_before(mid) ? good : bad) = mid;
+    }
+    // Iterations [lo, good) are proven; split there when that is not nothing.
+    if (good > lo_) split_ = split_.has_value() ? std::min(*split_, good) : good;
+  }
+
+  const PrimExpr& var_;
+  int64_t lo_, hi_;
+  VarRanges ranges_;
+  std::optional<int64_t> split_;
+};
+
+class Partitioner {
+ public:
+  Stmt Visit(const Stmt& s) {
+    if (s == nullptr) return s;
+    switch (s->kind()) {
+      case StmtKind::kFor:
+        return VisitFor(s);
+      case StmtKind::kSeq: {
+        std::vector<Stmt> children;
+        bool changed = false;
+        for (const Stmt& child : s->seq()) {
+          children.push_back(Visit(child));
+          changed |= children.back() != child;
+        }
+        return changed ? MakeSeq(std::move(children)) : s;
+      }
+      case StmtKind::kIfThenElse: {
+        Stmt then_body = Visit(s->body());
+        Stmt else_body = Visit(s->else_body());
+        if (then_body == s->body() && else_body == s->else_body()) return s;
+        return MakeIfThenElse(s->condition(), then_body, else_body);
+      }
+      case StmtKind::kAllocate: {
+        Stmt body = Visit(s->body());
+        return body == s->body() ? s : MakeAllocate(s->buffer(), body);
+      }
+      case StmtKind::kLetStmt: {
+        ScopedRange scope(&ranges_, s->loop_var().get(), BoundOf(s->value(), ranges_));
+        Stmt body = Visit(s->body());
+        return body == s->body() ? s : MakeLetStmt(s->loop_var(), s->value(), body);
+      }
+      case StmtKind::kStore:
+      case StmtKind::kBarrier:
+        return s;
+    }
+    return s;
+  }
+
+ private:
+  Stmt VisitFor(const Stmt& s) {
+    const std::optional<int64_t> lo = AsConstInt(s->min());
+    const std::optional<int64_t> extent = AsConstInt(s->extent());
+    if (s->for_kind() == ForKind::kSerial && lo.has_value() && extent.has_value() && *extent > 1) {
+      const int64_t hi = *lo + *extent - 1;
+      std::optional<int64_t> split = SplitFinder(s->loop_var(), *lo, hi, ranges_).Find(s->body());
+      if (split.has_value() && *split <= hi) {
+        Stmt main = MakeFor(s->loop_var(), s->min(), IntImm(*split - *lo, s->extent()->dtype()),
+                            ForKind::kSerial, s->body());
+        // The tail binds variables and buffers of its own: each is bound once in a function.
+        Stmt tail = CopyWithFreshBindings(
+            MakeFor(s->loop_var(), IntImm(*split, s->min()->dtype()),
+                    IntImm(hi + 1 - *split, s->extent()->dtype()), ForKind::kSerial, s->body()),
+            ".tail");
+        // Each part's guards are now decided one way or the other: no further split at this
+        // level, but loops inside may still split.
+        return MakeSeq({VisitBody(main), VisitBody(tail)});
+      }
+    }
+    return VisitBody(s);
+  }
+
+  // `s` (a loop) with its body visited under its variable's range.
+  Stmt VisitBody(const Stmt& s) {
+    ScopedRange scope(&ranges_, s->loop_var().get(), LoopVarBound(s->min(), s->extent(), ranges_));
+    Stmt body = Visit(s->body());
+    return body == s->body() ? s
+                             : MakeFor(s->loop_var(), s->min(), s->extent(), s->for_kind(), body);
+  }
+
+  VarRanges ranges_;
+};
+
+// A loop whose whole body is `if (var < c)` runs to c instead: the tail of a vector loop, once
+// simplified, is one lane, which then needs no mask.
+class ShrinkToGuards : public StmtExprMutator {
+ public:
+  Stmt VisitStmt(const Stmt& s) override {
+    Stmt st = StmtExprMutator::VisitStmt(s);
+    if (st == nullptr || st->kind() != StmtKind::kFor) return st;
+    const Stmt& body = st->body();
+    const std::optional<int64_t> lo = AsConstInt(st->min());
+    const std::optional<int64_t> extent = AsConstInt(st->extent());
+    if (!lo.has_value() || !extent.has_value() || body == nullptr ||
+        body->kind() != StmtKind::kIfThenElse || body->else_body() != nullptr ||
+        body->condition()->kind() != ExprKind::kLT ||
+        body->condition()->operands()[0] != st->loop_var()) {
+      return st;
+    }
+    const std::optional<int64_t> bound = AsConstInt(body->condition()->operands()[1]);
+    if (!bound.has_value() || *bound >= *lo + *extent) return st;
+    return MakeFor(st->loop_var(), st->min(),
+                   IntImm(std::max<int64_t>(0, *bound - *lo), st->extent()->dtype()),
+                   st->for_kind(), body->body());
+  }
+};
+
+}  // namespace
+
+PrimFunc PartitionTails(PrimFunc func) {
+  func.body = Partitioner().Visit(func.body);
+  func = Simplify(std::move(func));
+  func.body = ShrinkToGuards().VisitStmt(func.body);
+  return Simplify(std::move(func));
+}
+
+}  // namespace relay::tir
