@@ -259,19 +259,24 @@ struct MatmulOperands {
   int64_t m = 0, ka = 0, kb = 0, n = 0;
 };
 
+// With `rows_of_a`, an untransposed `a` may have more dimensions than `rank`, all rows (matmul's
+// (d1, ..., K)): m counts them all.
 absl::StatusOr<MatmulOperands> ReadMatmulOperands(const std::vector<Value>& args,
-                                                  const ir::Attrs& attrs, int rank) {
+                                                  const ir::Attrs& attrs, int rank,
+                                                  bool rows_of_a = false) {
   ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"a", "b"}));
   MatmulOperands mm{t[0], t[1]};
-  RETURN_IF_ERROR(CheckRank(mm.a, "a", rank));
-  RETURN_IF_ERROR(CheckRank(mm.b, "b", rank));
-  RETURN_IF_ERROR(CheckSameDType(mm.a, "a", mm.b, "b"));
   mm.ta = attrs.GetBool("transpose_a");
   mm.tb = attrs.GetBool("transpose_b");
   const Shape& as = mm.a.shape();
+  const int a_rank = static_cast<int>(as.size());
+  const bool rows = rows_of_a && !mm.ta && a_rank > rank;
+  if (!rows) RETURN_IF_ERROR(CheckRank(mm.a, "a", rank));
+  RETURN_IF_ERROR(CheckRank(mm.b, "b", rank));
+  RETURN_IF_ERROR(CheckSameDType(mm.a, "a", mm.b, "b"));
   const Shape& bs = mm.b.shape();
-  mm.m = as[rank - (mm.ta ? 1 : 2)];
-  mm.ka = as[rank - (mm.ta ? 2 : 1)];
+  mm.ka = as[a_rank - (mm.ta ? 2 : 1)];
+  mm.m = rows ? mm.a.NumElements() / std::max<int64_t>(mm.ka, 1) : as[a_rank - (mm.ta ? 1 : 2)];
   mm.kb = bs[rank - (mm.tb ? 1 : 2)];
   mm.n = bs[rank - (mm.tb ? 2 : 1)];
   return mm;
@@ -279,7 +284,7 @@ absl::StatusOr<MatmulOperands> ReadMatmulOperands(const std::vector<Value>& args
 
 // out[m, n] = sum_k A[m, k] * B[k, n] with A = a or a^T, B = b or b^T.
 absl::StatusOr<Value> Matmul(const std::vector<Value>& args, const ir::Attrs& attrs) {
-  ASSIGN_OR_RETURN(const MatmulOperands mm, ReadMatmulOperands(args, attrs, 2));
+  ASSIGN_OR_RETURN(const MatmulOperands mm, ReadMatmulOperands(args, attrs, 2, true));
   const auto& [a, b, ta, tb, m, ka, kb, n] = mm;
   if (ka != kb) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -304,7 +309,10 @@ absl::StatusOr<Value> Matmul(const std::vector<Value>& args, const ir::Attrs& at
       acc[i * n + j] = sum;
     }
   }
-  return Value(FromAccumulator({m, n}, out_dtype, acc));
+  Shape out_shape = a.shape();  // (d1, ..., M, N) when a has more than two dimensions
+  if (out_shape.size() == 2) out_shape[0] = m;
+  out_shape.back() = n;
+  return Value(FromAccumulator(out_shape, out_dtype, acc));
 }
 
 // out[b, m, n] = sum_k A[b, m, k] * B[b, k, n]; a batch of 1 broadcasts.

@@ -405,8 +405,12 @@ TEST(NnRelTest, Matmul) {
   EXPECT_EQ(Ok(Rel("nn.matmul", {T({3, 4}), T({5, 4})}, {{"transpose_b", B(true)}})), S(T({3, 5})));
   EXPECT_THAT(Err(Rel("nn.matmul", {T({3, 4}), T({5, 4})})),
               HasSubstr("argument 'a' (3, 4) has K = 4 but 'b' (5, 4) has K = 5"));
-  EXPECT_THAT(Err(Rel("nn.matmul", {T({2, 3, 4}), T({4, 5})})),
-              HasSubstr("argument 'a' must have rank 2, got (2, 3, 4)"));
+  // TVM's matmul: an untransposed `a` may have leading dimensions, all rows; b is a matrix.
+  EXPECT_EQ(Ok(Rel("nn.matmul", {T({2, 3, 4}), T({4, 5})})), S(T({2, 3, 5})));
+  EXPECT_THAT(Err(Rel("nn.matmul", {T({2, 4, 3}), T({4, 5})}, {{"transpose_a", B(true)}})),
+              HasSubstr("argument 'a' must have rank 2, got (2, 4, 3)"));
+  EXPECT_THAT(Err(Rel("nn.matmul", {T({3, 4}), T({2, 4, 5})})),
+              HasSubstr("argument 'b' must have rank 2, got (2, 4, 5)"));
 }
 
 TEST(NnRelTest, BatchMatmul) {

@@ -585,7 +585,12 @@ class DefaultStrategy {
       inner.push_back(m_in);
     }
     ASSIGN_OR_RETURN(auto nn, t->Split(t->axis(na - 1), nr, TailStrategy::kShiftInwards));
-    if (!n_serial) outer.push_back(nn.first);
+    // The larger operand is streamed once, the smaller one re-read from cache: with more
+    // columns than rows (a projection onto a vocabulary), the column tiles go outside the row
+    // tiles, so that one panel of B (K x nr) serves every row tile while it is in L1.
+    const bool n_first = n_mode && na >= 2 && n_extent > m_extent && !n_serial;
+    if (n_first) outer.insert(outer.end() - 1, nn.first);
+    if (!n_serial && !n_first) outer.push_back(nn.first);
     n_out = nn.first;
     n_in = nn.second;
     inner.push_back(n_in);

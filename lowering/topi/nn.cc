@@ -255,7 +255,7 @@ Result Dense(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tens
   return std::vector<Tensor>{CastEpilogue(dense, out_dtype, op.name)};
 }
 
-// matmul: out[m, n] = sum(A[m, k] * B[k, n]) with A = a or a^T and B = b or b^T.
+// matmul: out[..., m, n] = sum(A[..., m, k] * B[k, n]) with A = a or a^T (2-D) and B = b or b^T.
 Result Matmul(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tensor>& in) {
   const Tensor& a = in[0];
   const Tensor& b = in[1];
@@ -264,17 +264,21 @@ Result Matmul(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Ten
   ASSIGN_OR_RETURN(DType out_dtype,
                    ir::ops::ResolveOutDType(attrs.GetString("out_dtype"), a->dtype()));
   const DType acc = AccType(a->dtype(), out_dtype);
-  const int64_t m = ta ? a->shape()[1] : a->shape()[0];
-  const int64_t kdim = ta ? a->shape()[0] : a->shape()[1];
-  const int64_t n = tb ? b->shape()[0] : b->shape()[1];
+  const int64_t kdim = ta ? a->shape()[0] : a->shape().back();
+  Shape shape = a->shape();  // (d1, ..., m, n)
+  if (ta) shape[0] = a->shape()[1];
+  shape.back() = tb ? b->shape()[0] : b->shape()[1];
   Tensor mm = te::Compute(
-      "matmul", {m, n},
+      "matmul", shape,
       [&](const std::vector<PrimExpr>& i) {
         IterVar k = te::ReduceAxis(kdim, "k");
-        PrimExpr x = GetAs(
-            acc, a, ta ? std::vector<PrimExpr>{k.var, i[0]} : std::vector<PrimExpr>{i[0], k.var});
+        std::vector<PrimExpr> ai(i.begin(), i.end() - 1);
+        ai.push_back(k.var);
+        if (ta) ai = {k.var, i[0]};
+        PrimExpr x = GetAs(acc, a, ai);
         PrimExpr y = GetAs(
-            acc, b, tb ? std::vector<PrimExpr>{i[1], k.var} : std::vector<PrimExpr>{k.var, i[1]});
+            acc, b,
+            tb ? std::vector<PrimExpr>{i.back(), k.var} : std::vector<PrimExpr>{k.var, i.back()});
         return te::Sum(x * y, {k});
       },
       op.name, op.pattern);

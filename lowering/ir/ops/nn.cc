@@ -178,22 +178,26 @@ absl::StatusOr<Type> DenseRel(const std::vector<Type>& args, const Attrs& attrs)
 }
 
 // What matmul and batch_matmul check alike: two tensors `a` and `b` of rank `rank` and one
-// numeric dtype whose last two dimensions, transposed as the attributes say, agree in K.
-// Returns {M, N}.
+// numeric dtype whose last two dimensions, transposed as the attributes say, agree in K. With
+// `rows_of_a`, an untransposed `a` may have more dimensions, all rows: matmul's (d1, ..., K)
+// as TVM defines it (a dense with an unpacked weight). Returns {M, N}.
 absl::StatusOr<std::pair<int64_t, int64_t>> CheckMatmulOperands(const std::vector<Type>& args,
-                                                                const Attrs& attrs, int rank) {
+                                                                const Attrs& attrs, int rank,
+                                                                bool rows_of_a = false) {
   RETURN_IF_ERROR(CheckTensorArgs(args, {"a", "b"}));
   const Type& a = args[0];
   const Type& b = args[1];
-  RETURN_IF_ERROR(CheckRank(a, "a", rank));
+  const bool ta = attrs.GetBool("transpose_a");
+  const bool tb = attrs.GetBool("transpose_b");
+  const int a_rank = static_cast<int>(a.shape().size());
+  if (!(rows_of_a && !ta && a_rank > rank)) RETURN_IF_ERROR(CheckRank(a, "a", rank));
   RETURN_IF_ERROR(CheckRank(b, "b", rank));
   RETURN_IF_ERROR(CheckSameDType(a, "a", b, "b"));
   RETURN_IF_ERROR(CheckNumeric(a, "a"));
-  const bool ta = attrs.GetBool("transpose_a");
-  const bool tb = attrs.GetBool("transpose_b");
-  const size_t r = static_cast<size_t>(rank - 2), c = r + 1;  // the matrix dimensions
-  const int64_t m = ta ? a.shape()[c] : a.shape()[r];
-  const int64_t ka = ta ? a.shape()[r] : a.shape()[c];
+  const size_t r = static_cast<size_t>(rank - 2), c = r + 1;  // b's matrix dimensions
+  const size_t ar = static_cast<size_t>(a_rank - 2), ac = ar + 1;
+  const int64_t m = ta ? a.shape()[ac] : a.shape()[ar];
+  const int64_t ka = ta ? a.shape()[ar] : a.shape()[ac];
   const int64_t n = tb ? b.shape()[r] : b.shape()[c];
   const int64_t kb = tb ? b.shape()[c] : b.shape()[r];
   if (ka != kb) {
@@ -205,10 +209,13 @@ absl::StatusOr<std::pair<int64_t, int64_t>> CheckMatmulOperands(const std::vecto
 }
 
 absl::StatusOr<Type> MatmulRel(const std::vector<Type>& args, const Attrs& attrs) {
-  ASSIGN_OR_RETURN(auto mn, CheckMatmulOperands(args, attrs, 2));
+  ASSIGN_OR_RETURN(auto mn, CheckMatmulOperands(args, attrs, 2, /*rows_of_a=*/true));
   RETURN_IF_ERROR(CheckUnits(attrs, mn.second, "b", args[1]));
   ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), args[0].dtype()));
-  return Type::Tensor({mn.first, mn.second}, out_dtype);
+  Shape out = args[0].shape();  // (d1, ..., M, K) when a has more than two dimensions
+  if (out.size() == 2) out[0] = mn.first;
+  out.back() = mn.second;
+  return Type::Tensor(std::move(out), out_dtype);
 }
 
 absl::StatusOr<Type> BatchMatmulRel(const std::vector<Type>& args, const Attrs& attrs) {
