@@ -105,6 +105,13 @@ bool IsConvPad(const Stage& s) {
          (s.op()->name() == "pad" || s.op()->name() == "subsample");
 }
 
+// A pool's padded input (topi's PadConstant under a pool's tag).
+bool IsPoolPad(const Stage& s) {
+  const std::string& tag = s.op()->tag();
+  return IsCompute(s) && !IsReduce(s) && s.op()->name() == "pad" &&
+         (tag == "nn.max_pool2d" || tag == "nn.avg_pool2d");
+}
+
 // A conv's weights stage (topi's identity over the OIHW weight, groups == 1).
 bool IsConvWeights(const Stage& s) {
   return IsCompute(s) && !IsReduce(s) && s.op()->tag() == "nn.conv2d" &&
@@ -156,7 +163,23 @@ absl::Status ScheduleInjective(Stage* s, const Target& target) {
   for (int d = first + 1; d < s->num_axes(); ++d) {
     ASSIGN_OR_RETURN(vec_axis, s->Fuse(vec_axis, s->axis(d)));
   }
+  const size_t unsplit = s->leaf_loops().size();
   ASSIGN_OR_RETURN(Loop vec, SplitForVectors(s, vec_axis, lanes));
+  const auto& leaves = s->leaf_loops();
+  if (vec.valid() && leaves.size() > unsplit && leaves.size() >= 3) {
+    // The strips of a row stay a serial loop inside the parallel one when the rows alone give
+    // the threads enough work: loop partitioning can then give the first and last strips their
+    // own code (a resize's clamped source columns), and the others read plain windows.
+    int64_t rows = 1;
+    for (size_t i = 0; i + 2 < leaves.size(); ++i) rows *= s->extent(leaves[i]);
+    if (rows >= kMinParallelExtent) {
+      Loop par = leaves[0];
+      while (s->leaf_loops().size() > 3) {
+        ASSIGN_OR_RETURN(par, s->Fuse(s->leaf_loops()[0], s->leaf_loops()[1]));
+      }
+      return s->Parallel(par);
+    }
+  }
   // Everything outside the vector lanes is one parallel loop.
   Loop outer = s->leaf_loops()[0];
   if (outer == vec) return absl::OkStatus();
@@ -212,7 +235,7 @@ class DefaultStrategy {
       if (IsCompute(*s) && !IsReduce(*s) && !schedule_.IsOutput(s->op())) {
         // A convolution's padding is materialized once (a root nest in a local buffer), so
         // that the conv's inner loop reads contiguous rows without bounds tests.
-        if (IsConvPad(*s)) continue;
+        if (IsConvPad(*s) || IsPoolPad(*s)) continue;
         if (IsConvWeights(*s) && PacksWeights(*s)) continue;
         RETURN_IF_ERROR(s->ComputeInline());
       }
@@ -228,6 +251,11 @@ class DefaultStrategy {
         continue;
       }
       RETURN_IF_ERROR(ScheduleOutput(o, &done));
+    }
+    for (const auto& s : schedule_.stages()) {
+      if (!IsPoolPad(*s)) continue;
+      RETURN_IF_ERROR(SchedulePoolPad(s.get()));
+      done.insert(s.get());
     }
     // Reductions and materialized injective stages left at the root.
     for (const auto& s : schedule_.stages()) {
@@ -649,6 +677,24 @@ class DefaultStrategy {
     RETURN_IF_ERROR(r->Unroll(r->axis(na - 1)));
     RETURN_IF_ERROR(r->Vectorize(k.second));
     return true;
+  }
+
+  // Note on pool padding. Inlined into the pool, the padding is a select per tap around a
+  // clamped read, which is no longer affine in the vector lanes: a gather per tap (max_pool2d
+  // 3x3/2 on ResNet's 64x112x112 map took 3 ms, 4 % of the memory bandwidth). Materialized
+  // whole, it is one more pass over the map. It is computed instead at the output's parallel
+  // loop (one channel plane, or a few rows of it, in a local buffer that stays in L2), and the
+  // pool's taps then read it with plain strided vector loads.
+  absl::Status SchedulePoolPad(Stage* pad) {
+    const std::vector<Stage*> readers = schedule_.Consumers(pad->op());
+    Stage* o = readers.size() == 1 ? readers[0] : nullptr;
+    if (o != nullptr && o->attach_stage() != nullptr) o = o->attach_stage();
+    if (o == nullptr || !schedule_.IsOutput(o->op()) || o->leaf_loops().empty() ||
+        o->info(o->leaf_loops()[0]).annotation != LoopAnnotation::kParallel) {
+      return SchedulePad(pad);  // at the root, whole
+    }
+    RETURN_IF_ERROR(pad->ComputeAt(o, o->leaf_loops()[0]));
+    return pad->Vectorize(pad->axis(pad->num_axes() - 1));
   }
 
   // A convolution's padding, materialized: one padded row per iteration of the parallel loop,

@@ -52,7 +52,10 @@ class SplitFinder {
       case StmtKind::kFor: {
         ScopedRange scope(&ranges_, s->loop_var().get(),
                           LoopVarBound(s->min(), s->extent(), ranges_));
+        const bool vector = s->for_kind() == ForKind::kVectorized;
+        if (vector) vector_vars_.push_back(s->loop_var().get());
         Walk(s->body());
+        if (vector) vector_vars_.pop_back();
         return;
       }
       case StmtKind::kLetStmt: {
@@ -75,10 +78,62 @@ class SplitFinder {
         Walk(s->body());
         return;
       case StmtKind::kStore:
+        if (!vector_vars_.empty()) {
+          ConsiderClampsIn(s->index());
+          ConsiderClampsIn(s->value());
+        }
+        return;
       case StmtKind::kBarrier:
         return;
     }
   }
+
+  // The integer min/max of load indices in `e` that mention both `var` and a vector lane
+  // variable: such a clamp makes the index non-affine in the lanes (one load per lane), and
+  // outside the iterations where it binds it is the identity.
+  void ConsiderClampsIn(const PrimExpr& e) {
+    VisitExpr(e, [&](const PrimExpr& x) {
+      if ((x->kind() == ExprKind::kMin || x->kind() == ExprKind::kMax) && ir::IsInt(x->dtype()) &&
+          Mentions(x, var_.get())) {
+        for (const ExprNode* v : vector_vars_) {
+          if (Mentions(x, v)) {
+            ConsiderClamp(x);
+            break;
+          }
+        }
+      }
+      return true;
+    });
+  }
+
+  // A clamp min(a, b) or max(a, b) is decided where the ranges order a and b. Splits after the
+  // first iterations where it is decided (a tail, like a guard) or before the last ones (a head:
+  // max(x - 1, 0) binds only at x = 0).
+  void ConsiderClamp(const PrimExpr& clamp) {
+    auto decided = [&](int64_t first, int64_t last) {
+      if (first > last) return true;
+      ScopedRange scope(&ranges_, var_.get(), Interval{first, last});
+      const Interval a = BoundOf(clamp->operands()[0], ranges_);
+      const Interval b = BoundOf(clamp->operands()[1], ranges_);
+      if (!a.bounded() || !b.bounded()) return false;
+      return a.max <= b.min || b.max <= a.min;
+    };
+    if (decided(lo_, hi_)) return;      // the simplifier removes it
+    int64_t good = lo_, bad = hi_ + 1;  // decided on [lo, good); [lo, bad) not
+    while (bad - good > 1) {
+      const int64_t mid = good + (bad - good) / 2;
+      (decided(lo_, mid - 1) ? good : bad) = mid;
+    }
+    if (good > lo_) Propose(good);
+    int64_t from = hi_ + 1, not_from = lo_;  // decided on [from, hi]; [not_from, hi] not
+    while (from - not_from > 1) {
+      const int64_t mid = not_from + (from - not_from) / 2;
+      (decided(mid, hi_) ? from : not_from) = mid;
+    }
+    if (from <= hi_) Propose(from);
+  }
+
+  void Propose(int64_t at) { split_ = split_.has_value() ? std::min(*split_, at) : at; }
 
   // Binary search for the first iteration the guard is not proven at (proofs over [lo, m - 1]
   // only weaken as m grows: the interval of every expression only widens).
@@ -99,12 +154,13 @@ class SplitFinder {
       (proven_before(mid) ? good : bad) = mid;
     }
     // Iterations [lo, good) are proven; split there when that is not nothing.
-    if (good > lo_) split_ = split_.has_value() ? std::min(*split_, good) : good;
+    if (good > lo_) Propose(good);
   }
 
   const PrimExpr& var_;
   int64_t lo_, hi_;
   VarRanges ranges_;
+  std::vector<const ExprNode*> vector_vars_;  // the enclosing vectorized loops
   std::optional<int64_t> split_;
 };
 
@@ -161,9 +217,8 @@ class Partitioner {
             MakeFor(s->loop_var(), IntImm(*split, s->min()->dtype()),
                     IntImm(hi + 1 - *split, s->extent()->dtype()), ForKind::kSerial, s->body()),
             ".tail");
-        // Each part's guards are now decided one way or the other: no further split at this
-        // level, but loops inside may still split.
-        return MakeSeq({VisitBody(main), VisitBody(tail)});
+        // Each part is partitioned again: a loop with a clamp at each end splits twice.
+        return MakeSeq({VisitFor(main), VisitFor(tail)});
       }
     }
     return VisitBody(s);

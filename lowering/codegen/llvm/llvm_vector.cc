@@ -12,6 +12,7 @@
 #include "lowering/support/status_macros.h"
 #include "lowering/tir/affine.h"
 #include "lowering/tir/simplify.h"
+#include "lowering/tir/substitute.h"
 #include "lowering/tir/visitor.h"
 
 namespace relay::codegen {
@@ -90,6 +91,9 @@ bool LlvmEmitter::VectorizableExpr(const PrimExpr& e, const ExprNode* var) const
              all();
     case ExprKind::kCall:
       return e->dtype() == DType::kFloat32 && IsVectorIntrinsic(e->name()) && all();
+    case ExprKind::kCast:
+      // An integer of the lane (a resize's source coordinate) as a float: lane by lane.
+      return e->dtype() == DType::kFloat32 && ir::IsInt(ops[0]->dtype());
     default:
       return false;
   }
@@ -156,6 +160,17 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::EmitVectorExpr(const PrimExpr& e, cons
       }
       return Math(e->name(), args);
     }
+    case ExprKind::kCast: {
+      // Scalar code per lane: constants when the chunk's start is one (LLVM folds them).
+      llvm::Value* v = llvm::UndefValue::get(
+          llvm::FixedVectorType::get(b_.getFloatTy(), static_cast<unsigned>(width)));
+      for (int j = 0; j < width; ++j) {
+        Binding lane(this, var, b_.CreateAdd(start, b_.getInt64(j)), std::nullopt);
+        ASSIGN_OR_RETURN(llvm::Value * x, EmitExpr(e));
+        v = b_.CreateInsertElement(v, x, static_cast<uint64_t>(j));
+      }
+      return v;
+    }
     default:
       return Error(absl::StrCat("no vector form for ", tir::ExprToString(e)));
   }
@@ -168,6 +183,10 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::EmitVectorLoad(const PrimExpr& e, cons
   llvm::Type* f32 = b_.getFloatTy();
   auto* vt = llvm::FixedVectorType::get(f32, static_cast<unsigned>(width));
   if (!l) {
+    if (const auto* c = llvm::dyn_cast<llvm::ConstantInt>(start)) {
+      ASSIGN_OR_RETURN(llvm::Value * window, EmitWindowLoad(e, var, c->getSExtValue(), width));
+      if (window != nullptr) return window;
+    }
     // An index that is not affine in the loop variable (a bias indexed by floordiv of a fused
     // index): evaluated lane by lane.
     llvm::Value* v = llvm::UndefValue::get(vt);
@@ -220,6 +239,43 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::EmitVectorLoad(const PrimExpr& e, cons
     v = b_.CreateInsertElement(v, load, static_cast<uint64_t>(j));
   }
   return v;
+}
+
+// Note on window loads. A lane index that is not affine in the loop variable may still differ
+// from lane 0's by a constant per lane once the chunk's start is known: an upsampling reads
+// x[floordiv(w, 2)] (offsets 0, 0, 1, 1, ...), a bilinear resize x[w*8 + floordiv(j + 1, 2)].
+// Such a load is one contiguous load of the window the lanes span and a shuffle (Halide lowers
+// its dense shuffles the same way), not a load per lane. The window lies between the lowest and
+// the highest element the lanes read, so it is inside the buffer when they are. Returns nullptr
+// when the offsets are not constants or span more than four vectors.
+absl::StatusOr<llvm::Value*> LlvmEmitter::EmitWindowLoad(const PrimExpr& e, const ExprNode* var,
+                                                         int64_t start, int width) {
+  const PrimExpr& index = e->operands()[0];
+  auto at = [&](int64_t v) {
+    tir::VarMap lane{{var, tir::IntImm(v, index->dtype())}};
+    return tir::Simplify(tir::Substitute(index, lane));
+  };
+  const PrimExpr first = at(start);
+  std::vector<int64_t> offsets;
+  for (int j = 0; j < width; ++j) {
+    std::optional<int64_t> d = tir::AsConstInt(tir::Simplify(at(start + j) - first));
+    if (!d.has_value()) return nullptr;
+    offsets.push_back(*d);
+  }
+  const int64_t lo = *std::min_element(offsets.begin(), offsets.end());
+  const int64_t span = *std::max_element(offsets.begin(), offsets.end()) - lo + 1;
+  if (span > 4 * width) return nullptr;
+  ASSIGN_OR_RETURN(llvm::Value * base, BufferPointer(e->buffer()));
+  ASSIGN_OR_RETURN(llvm::Value * origin, EmitExpr(first));
+  llvm::Type* f32 = b_.getFloatTy();
+  auto* wt = llvm::FixedVectorType::get(f32, static_cast<unsigned>(span));
+  llvm::Value* addr = b_.CreateInBoundsGEP(f32, base, b_.CreateAdd(origin, b_.getInt64(lo)));
+  llvm::LoadInst* load =
+      b_.CreateAlignedLoad(wt, b_.CreateBitCast(addr, wt->getPointerTo()), llvm::Align(4));
+  AnnotateAccess(load, e->buffer().get());
+  std::vector<int> mask;
+  for (int64_t d : offsets) mask.push_back(static_cast<int>(d - lo));
+  return b_.CreateShuffleVector(load, mask);
 }
 
 // Whether a store of a vectorized loop's body has a vector form (see the note above).
