@@ -236,6 +236,10 @@ class DefaultStrategy {
         // A convolution's padding is materialized once (a root nest in a local buffer), so
         // that the conv's inner loop reads contiguous rows without bounds tests.
         if (IsConvPad(*s) || IsPoolPad(*s)) continue;
+        if (IsSharedMath(*s)) {
+          shared_math_.insert(s.get());
+          continue;
+        }
         if (IsConvWeights(*s) && PacksWeights(*s)) continue;
         RETURN_IF_ERROR(s->ComputeInline());
       }
@@ -286,7 +290,10 @@ class DefaultStrategy {
     const auto& stages = schedule_.stages();
     for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
       Stage* r = it->get();
-      if (!IsReduce(*r) || schedule_.IsOutput(r->op()) || r->attach_stage() != nullptr) continue;
+      if (!(IsReduce(*r) || shared_math_.count(r) != 0) || schedule_.IsOutput(r->op()) ||
+          r->attach_stage() != nullptr) {
+        continue;
+      }
       const auto& readers = readers_[r->op().get()];
       bool ok = !readers.empty();
       for (const Stage* reader : readers) {
@@ -322,7 +329,25 @@ class DefaultStrategy {
   static bool IsNarrowConv(const Stage& conv, const ConvShape& shape, int64_t lanes) {
     const auto& out = conv.op()->shape();
     return shape.groups == 1 && out[3] < lanes && out[1] % lanes == 0 &&
-           !(IsPointwiseConv(conv, shape) && out[3] % lanes != 0);
+           !(IsPointwiseConv(conv, shape) && out[3] % lanes != 0 && out[2] * out[3] > 4 * lanes);
+  }
+
+  // Whether `s` is an elementwise stage worth computing once: it calls math functions and is
+  // read by two or more stages that are never inlined (reductions, outputs), like softmax's
+  // exp(x - max), read by its sum and by its output. Inlined, every reader would recompute it
+  // (two exps per element); kept, it is computed at the readers' common loop into a local row
+  // and attached like a reduction.
+  bool IsSharedMath(const Stage& s) const {
+    if (!IsCompute(s) || IsReduce(s) || schedule_.IsOutput(s.op()) ||
+        !CallsMathFunctions(s.op()->body())) {
+      return false;
+    }
+    int readers = 0;
+    for (const Stage* c : schedule_.Consumers(s.op())) {
+      if (!IsReduce(*c) && !schedule_.IsOutput(c->op())) return false;
+      ++readers;
+    }
+    return readers >= 2;
   }
 
   // Whether `body` calls a math function (erf, exp, tanh, ...): far dearer than arithmetic.
@@ -346,7 +371,7 @@ class DefaultStrategy {
       done->insert(attach[0]);
       const int64_t lanes = Lanes(*o, target_);
       if (conv.groups == 1 && IsPointwiseConv(*attach[0], conv) &&
-          o->extent(o->axis(3)) % lanes != 0) {
+          o->extent(o->axis(3)) % lanes != 0 && !IsNarrowConv(*attach[0], conv, lanes)) {
         RETURN_IF_ERROR(SchedulePointwiseConv(attach[0]));
         return ScheduleInjective(o, target_);
       }
@@ -467,9 +492,11 @@ class DefaultStrategy {
   //     for h, w unrolled, c vectorized:  out[c, h, w] = epilogue(acc)      (strided stores)
   absl::Status ScheduleConvChannelVector(Stage* o, Stage* conv) {
     const int64_t lanes = Lanes(*o, target_);
-    // One row of pixels per tile: 7 accumulators, a weight vector and a broadcast in registers.
+    // One row of pixels per tile, two vectors of channels when they divide the channels: 14
+    // accumulators (7 pixels), two weight vectors and a broadcast in registers.
+    const int64_t cb = o->extent(o->axis(1)) % (2 * lanes) == 0 ? 2 * lanes : lanes;
     Loop n = o->axis(0), h = o->axis(2), w = o->axis(3);
-    ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), lanes));
+    ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), cb));
     // Channel blocks outside rows: a block's weights are packed once and stay in cache for
     // all its rows.
     RETURN_IF_ERROR(o->Reorder({n, c.first, h, w, c.second}));
@@ -783,6 +810,7 @@ class DefaultStrategy {
   const Target& target_;
   InlineExpander expander_;
   std::map<const te::OperationNode*, std::vector<const Stage*>> readers_;  // lookups only
+  std::set<const Stage*> shared_math_;  // kept, not inlined: see IsSharedMath
 };
 
 }  // namespace

@@ -166,9 +166,10 @@ def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(16, 3, 3, 3), float32],
   auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
   ASSERT_TRUE(f.ok()) << f.status();
   const std::string text = tir::PrimFuncToString(*f);
-  EXPECT_THAT(text, HasSubstr("allocate conv2d[float32 * 40] {"));  // 5 pixels x 8 channels
-  // A block's weights packed once, channels contiguous: 3 x 3 x 3 taps x 8 channels.
-  EXPECT_THAT(text, HasSubstr("allocate weights[float32 * 216] {"));
+  // 5 pixels x 16 channels (two vectors of 8: the channels are a multiple of 16).
+  EXPECT_THAT(text, HasSubstr("allocate conv2d[float32 * 80] {"));
+  // A block's weights packed once, channels contiguous: 3 x 3 x 3 taps x 16 channels.
+  EXPECT_THAT(text, HasSubstr("allocate weights[float32 * 432] {"));
   for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
     EXPECT_EQ(Check(m, "main", "default", target, 11), "") << target;
   }
@@ -192,7 +193,7 @@ def @main(%x: Tensor[(1, 8, 14, 13), float32], %w: Tensor[(16, 8, 1, 1), float32
   }
 }
 
-TEST(DefaultStrategyTest, SoftmaxComputesItsReductionsOncePerRow) {
+TEST(DefaultStrategyTest, SoftmaxComputesItsReductionsAndExpsOncePerRow) {
   ir::Module m = TypedModule(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(3, 16), float32]) { nn.softmax(%x) }
 )");
@@ -200,6 +201,13 @@ def @main(%x: Tensor[(3, 16), float32]) { nn.softmax(%x) }
   ASSERT_TRUE(f.ok()) << f.status();
   const std::string text = tir::PrimFuncToString(*f);
   EXPECT_THAT(text, ::testing::ContainsRegex("allocate [a-z_0-9]+\\[float32 \\* 1\\]"));
+  // exp(x - max) once per element, into a row that the sum and the output both read.
+  EXPECT_THAT(text, HasSubstr("allocate softmax_exp[float32 * 16] {"));
+  size_t exps = 0;
+  for (size_t at = text.find("exp("); at != std::string::npos; at = text.find("exp(", at + 1)) {
+    ++exps;
+  }
+  EXPECT_EQ(exps, 1u) << text;
   EXPECT_EQ(Check(m, "main", "default", "x86-64", 3), "");
 }
 
