@@ -599,8 +599,8 @@ class DefaultStrategy {
   // (..., m, n)). Two register tiles, chosen by which axis the operands are contiguous along:
   //
   //   n: every operand reads n last or not at all (batch_matmul, matmul with B[k, n]): a tile
-  //      of mr rows x nv vectors of n; per k, mr broadcasts and nv vector loads feed mr x nv
-  //      multiply-adds:
+  //      of mr rows x nv vectors of n (6 x 2: 12 accumulators, enough to cover the FMA latency
+  //      on two ports); per k, mr broadcasts and nv vector loads feed mr x nv multiply-adds:
   //        for ..., m.o, n.o parallel:  for k:  for m unrolled, n vectorized:  acc += a*b
   //   k: every operand reads k last (dense: x[m, k] * w[n, k]): a tile of mr x nr outputs,
   //      k in vector lanes (a vectorized reduction: each lane a partial sum, added up after
@@ -627,7 +627,9 @@ class DefaultStrategy {
     // When the anchor is the output it accumulates there: no overlapping (shifted) tiles in the
     // parallel loop, so rows come in tiles that divide them, and columns with a tail stay
     // outside the parallel loop.
-    const int64_t mr = o == nullptr ? DivisorAtMost(m_extent, 4) : std::min<int64_t>(m_extent, 4);
+    const int64_t mr_max = n_mode ? 6 : 4;
+    const int64_t mr =
+        o == nullptr ? DivisorAtMost(m_extent, mr_max) : std::min<int64_t>(m_extent, mr_max);
     const int64_t nr = n_mode ? std::min(n_extent, 2 * lanes) : std::min<int64_t>(n_extent, 2);
     const bool n_serial = o == nullptr && n_extent % nr != 0;
     Loop m_in, n_in, n_out;
