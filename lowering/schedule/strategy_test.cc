@@ -145,7 +145,8 @@ def @main(%x: Tensor[(1, 2, 6, 8), float32], %w: Tensor[(4, 2, 3, 3), float32], 
   const std::string text = tir::PrimFuncToString(*f);
   EXPECT_THAT(text, HasSubstr(") parallel {"));
   EXPECT_THAT(text, HasSubstr("allocate pad[float32 * 160] {"));
-  EXPECT_THAT(text, HasSubstr("allocate conv2d[float32 * 32] {"));
+  // 4 channels x 2 rows x 2 vectors of 4 columns (the row holds two SSE vectors).
+  EXPECT_THAT(text, HasSubstr("allocate conv2d[float32 * 64] {"));
   EXPECT_THAT(text, HasSubstr(") vectorized {\n"));
   EXPECT_THAT(text, HasSubstr(") unrolled {\n"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("if (")));
