@@ -471,6 +471,20 @@ class DefaultStrategy {
       ASSIGN_OR_RETURN(Loop nhw, o->Fuse(nh, w.first));
       RETURN_IF_ERROR(o->Parallel(nhw));
     }
+    if (depthwise && width < lanes) {
+      // Rows shorter than a vector (14x14, 7x7 maps): the tile's rows and columns are one
+      // vector loop, whose lanes read the padded rows through window loads (a row's end skips
+      // the padding columns), instead of a partial vector per row.
+      RETURN_IF_ERROR(o->Reorder({o->leaf_loops()[0], w.first, c.second, h.second, w.second}));
+      ASSIGN_OR_RETURN(Loop hw, o->Fuse(h.second, w.second));
+      RETURN_IF_ERROR(o->Vectorize(hw));
+      RETURN_IF_ERROR(conv->ComputeAt(o, at));
+      RETURN_IF_ERROR(
+          conv->Reorder({conv->axis(0), conv->axis(1), conv->reduce_axis(0), conv->reduce_axis(1),
+                         conv->reduce_axis(2), conv->axis(2), conv->axis(3)}));
+      ASSIGN_OR_RETURN(Loop chw, conv->Fuse(conv->axis(2), conv->axis(3)));
+      return conv->Vectorize(chw);
+    }
     RETURN_IF_ERROR(o->Unroll(h.second));
     RETURN_IF_ERROR(o->Unroll(c.second));
     RETURN_IF_ERROR(o->Vectorize(w.second));
