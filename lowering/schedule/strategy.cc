@@ -112,6 +112,9 @@ bool IsPoolPad(const Stage& s) {
          (tag == "nn.max_pool2d" || tag == "nn.avg_pool2d");
 }
 
+// Convs with at most this many input channels (and no groups) pad their input band by band.
+constexpr int64_t kFewInputChannels = 4;
+
 // A conv's weights stage (topi's identity over the OIHW weight, groups == 1).
 bool IsConvWeights(const Stage& s) {
   return IsCompute(s) && !IsReduce(s) && s.op()->tag() == "nn.conv2d" &&
@@ -468,8 +471,20 @@ class DefaultStrategy {
       // every block of output channels reads them; the weights stream.
       RETURN_IF_ERROR(o->Reorder({n, h.first, w.first, c.first, h.second, c.second, w.second}));
       ASSIGN_OR_RETURN(Loop nh, o->Fuse(n, h.first));
-      ASSIGN_OR_RETURN(Loop nhw, o->Fuse(nh, w.first));
-      RETURN_IF_ERROR(o->Parallel(nhw));
+      Stage* pad = schedule_[conv->op()->inputs()[0]];
+      if (pad != nullptr && IsConvPad(*pad) && pad->op()->name() == "pad" && shape.groups == 1 &&
+          shape.in_channels_per_group <= kFewInputChannels && o->extent(nh) >= kMinParallelExtent) {
+        // Few input channels (an image's first conv): padding the whole input first would be
+        // a pass over memory as costly as the conv. The band of padded rows that a row of
+        // tiles reads is computed at that row's parallel iteration instead, whole rows at a
+        // time (whose interior code generation copies without selects), into a local buffer.
+        RETURN_IF_ERROR(o->Parallel(nh));
+        RETURN_IF_ERROR(pad->ComputeAt(o, nh));
+        RETURN_IF_ERROR(pad->Vectorize(pad->axis(pad->num_axes() - 1)));
+      } else {
+        ASSIGN_OR_RETURN(Loop nhw, o->Fuse(nh, w.first));
+        RETURN_IF_ERROR(o->Parallel(nhw));
+      }
     }
     if (depthwise && width < lanes) {
       // Rows shorter than a vector (14x14, 7x7 maps): the tile's rows and columns are one
