@@ -486,10 +486,11 @@ class DefaultStrategy {
         RETURN_IF_ERROR(o->Parallel(nhw));
       }
     }
-    if (depthwise && width < lanes) {
+    if (depthwise && !strided && width < lanes) {
       // Rows shorter than a vector (14x14, 7x7 maps): the tile's rows and columns are one
       // vector loop, whose lanes read the padded rows through window loads (a row's end skips
-      // the padding columns), instead of a partial vector per row.
+      // the padding columns), instead of a partial vector per row. (With a stride, a vector's
+      // window would span more rows than a few vectors hold.)
       RETURN_IF_ERROR(o->Reorder({o->leaf_loops()[0], w.first, c.second, h.second, w.second}));
       ASSIGN_OR_RETURN(Loop hw, o->Fuse(h.second, w.second));
       RETURN_IF_ERROR(o->Vectorize(hw));

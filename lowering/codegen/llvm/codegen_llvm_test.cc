@@ -583,6 +583,30 @@ TEST(CodegenIrTest, PaddedRowInteriorIsPlainVectorLoads) {
   EXPECT_THAT(*ir, HasSubstr("load <8 x float>, <8 x float>*"));
 }
 
+// A padded row of one vector (a 7x7 map's row under AVX2): both borders inside the one chunk,
+// whose lanes read x at constant offsets from lane 0 (clamped at both ends): one load of the
+// window they span and a shuffle, the column tests folded to a constant mask.
+TEST(CodegenIrTest, PaddedRowOfOneVectorIsAWindowLoad) {
+  absl::StatusOr<std::string> ir = EmitLLVMText(PadRowFunc(8, ForKind::kVectorized),
+                                                GetTarget("x86-64-avx2"), /*optimize=*/false);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_THAT(*ir, HasSubstr("load <6 x float>, <6 x float>*"));
+  EXPECT_THAT(*ir, HasSubstr("shufflevector <6 x float>"));
+}
+
+// An upsampling's read x[floordiv(i, 2)]: lanes 0, 0, 1, 1, ... of a window of half a vector.
+TEST(CodegenIrTest, UpsamplingReadIsAWindowLoad) {
+  Buffer x = Param("x", DT::kFloat32, 8), out = Param("out", DT::kFloat32, 16);
+  PrimExpr i = tir::MakeVar("i");
+  absl::StatusOr<std::string> ir = EmitLLVMText(
+      Func("k_upsample", {x, out}, 1,
+           For(i, 16, tir::MakeStore(out, i, Ld(x, tir::FloorDiv(i, I(2)))), ForKind::kVectorized)),
+      GetTarget("x86-64-avx2"), /*optimize=*/false);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_THAT(*ir, HasSubstr("load <4 x float>, <4 x float>*"));
+  EXPECT_THAT(*ir, HasSubstr("<8 x i32> <i32 0, i32 0, i32 1, i32 1, i32 2, i32 2, i32 3, i32 3>"));
+}
+
 TEST_P(CodegenTest, PaddedRowsMatchSerialLoops) {
   for (int64_t n : {9, 30, 58, 114}) {
     SCOPED_TRACE(n);

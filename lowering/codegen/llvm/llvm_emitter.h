@@ -130,6 +130,8 @@ class LlvmEmitter : public CodeGenBase<llvm::Value*> {
   bool VectorizableStore(const Stmt& st, const ExprNode* var) const;
   absl::StatusOr<llvm::Value*> EmitVectorExpr(const PrimExpr& e, const ExprNode* var,
                                               llvm::Value* start, int width);
+  absl::StatusOr<llvm::Value*> EmitLaneByLane(const PrimExpr& e, const ExprNode* var,
+                                              llvm::Value* start, int width);
   absl::StatusOr<llvm::Value*> EmitWindowLoad(const PrimExpr& e, const ExprNode* var, int64_t start,
                                               int width);
   absl::StatusOr<llvm::Value*> EmitVectorLoad(const PrimExpr& e, const ExprNode* var,

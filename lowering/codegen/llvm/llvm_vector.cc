@@ -81,7 +81,8 @@ bool LlvmEmitter::VectorizableExpr(const PrimExpr& e, const ExprNode* var) const
     case ExprKind::kLE:
     case ExprKind::kGT:
     case ExprKind::kGE:
-      return ops[0]->dtype() == DType::kFloat32 && all();
+      // Integer comparisons (a padding's column tests) are evaluated lane by lane.
+      return ir::IsInt(ops[0]->dtype()) || (ops[0]->dtype() == DType::kFloat32 && all());
     case ExprKind::kAnd:
     case ExprKind::kOr:
     case ExprKind::kNot:
@@ -132,6 +133,7 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::EmitVectorExpr(const PrimExpr& e, cons
     case ExprKind::kLE:
     case ExprKind::kGT:
     case ExprKind::kGE: {
+      if (ir::IsInt(ops[0]->dtype())) return EmitLaneByLane(e, var, start, width);
       ASSIGN_OR_RETURN(llvm::Value * a, vec(0));
       ASSIGN_OR_RETURN(llvm::Value * b, vec(1));
       return FloatCompare(e->kind(), a, b);
@@ -160,17 +162,8 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::EmitVectorExpr(const PrimExpr& e, cons
       }
       return Math(e->name(), args);
     }
-    case ExprKind::kCast: {
-      // Scalar code per lane: constants when the chunk's start is one (LLVM folds them).
-      llvm::Value* v = llvm::UndefValue::get(
-          llvm::FixedVectorType::get(b_.getFloatTy(), static_cast<unsigned>(width)));
-      for (int j = 0; j < width; ++j) {
-        Binding lane(this, var, b_.CreateAdd(start, b_.getInt64(j)), std::nullopt);
-        ASSIGN_OR_RETURN(llvm::Value * x, EmitExpr(e));
-        v = b_.CreateInsertElement(v, x, static_cast<uint64_t>(j));
-      }
-      return v;
-    }
+    case ExprKind::kCast:
+      return EmitLaneByLane(e, var, start, width);
     default:
       return Error(absl::StrCat("no vector form for ", tir::ExprToString(e)));
   }
@@ -237,6 +230,24 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::EmitVectorLoad(const PrimExpr& e, cons
         b_.CreateAlignedLoad(f32, b_.CreateInBoundsGEP(f32, base, index), llvm::Align(4));
     AnnotateAccess(load, e->buffer().get());
     v = b_.CreateInsertElement(v, load, static_cast<uint64_t>(j));
+  }
+  return v;
+}
+
+// `e` (a scalar of integer arithmetic of the lane: a cast to float, a comparison) evaluated
+// with scalar code per lane, the results gathered into a vector: constants when the chunk's
+// start is one, which LLVM folds.
+absl::StatusOr<llvm::Value*> LlvmEmitter::EmitLaneByLane(const PrimExpr& e, const ExprNode* var,
+                                                         llvm::Value* start, int width) {
+  llvm::Value* v = nullptr;
+  for (int j = 0; j < width; ++j) {
+    Binding lane(this, var, b_.CreateAdd(start, b_.getInt64(j)), std::nullopt);
+    ASSIGN_OR_RETURN(llvm::Value * x, EmitExpr(e));
+    if (v == nullptr) {
+      v = llvm::UndefValue::get(
+          llvm::FixedVectorType::get(x->getType(), static_cast<unsigned>(width)));
+    }
+    v = b_.CreateInsertElement(v, x, static_cast<uint64_t>(j));
   }
   return v;
 }
