@@ -244,6 +244,16 @@ absl::Status Lowerer::LayOut(StageInfo* s) {
   if (s->buffer == nullptr) {
     std::vector<int64_t> shape;
     for (size_t d : s->order) shape.push_back(s->region[d]);
+    // A padded input computed inside its consumer (a band of rows) gets one more slice of its
+    // outermost dimension longer than 1 (the outer ones of extent 1 are always indexed 0, so
+    // no index changes), never written: strided vector loads of its last lanes (a strided
+    // conv's taps) may then load whole vectors past the last element they keep, instead of
+    // stopping short of the buffer's end.
+    if (s->kind == StageInfo::Kind::kAttached && op->name() == "pad" && !shape.empty()) {
+      size_t d = 0;
+      while (d + 1 < shape.size() && shape[d] == 1) ++d;
+      ++shape[d];
+    }
     s->buffer = BufferNode::Make(Fresh(&buffer_names_, op->name()), op->dtype(), shape,
                                  st.scope() == MemoryScope::kShared ? BufferNode::Scope::kShared
                                                                     : BufferNode::Scope::kLocal);

@@ -466,21 +466,21 @@ class DefaultStrategy {
       ASSIGN_OR_RETURN(Loop nch, o->Fuse(nc, h.first));
       RETURN_IF_ERROR(o->Parallel(nch));
       at = w.first;
+      // On maps of whole vectors, the band of padded rows a row of tiles reads is computed at
+      // its parallel iteration (PadBandAt): a depthwise conv reads each input once, so padding
+      // the whole input first would double its memory traffic.
+      if (width >= lanes) RETURN_IF_ERROR(PadBandAt(o, nch, conv));
     } else {
       // Spatial tiles outside, channel blocks inside: a tile's input rows stay in cache while
       // every block of output channels reads them; the weights stream.
       RETURN_IF_ERROR(o->Reorder({n, h.first, w.first, c.first, h.second, c.second, w.second}));
       ASSIGN_OR_RETURN(Loop nh, o->Fuse(n, h.first));
-      Stage* pad = schedule_[conv->op()->inputs()[0]];
-      if (pad != nullptr && IsConvPad(*pad) && pad->op()->name() == "pad" && shape.groups == 1 &&
-          shape.in_channels_per_group <= kFewInputChannels && o->extent(nh) >= kMinParallelExtent) {
+      if (shape.groups == 1 && shape.in_channels_per_group <= kFewInputChannels &&
+          o->extent(nh) >= kMinParallelExtent) {
         // Few input channels (an image's first conv): padding the whole input first would be
-        // a pass over memory as costly as the conv. The band of padded rows that a row of
-        // tiles reads is computed at that row's parallel iteration instead, whole rows at a
-        // time (whose interior code generation copies without selects), into a local buffer.
+        // a pass over memory as costly as the conv.
         RETURN_IF_ERROR(o->Parallel(nh));
-        RETURN_IF_ERROR(pad->ComputeAt(o, nh));
-        RETURN_IF_ERROR(pad->Vectorize(pad->axis(pad->num_axes() - 1)));
+        RETURN_IF_ERROR(PadBandAt(o, nh, conv));
       } else {
         ASSIGN_OR_RETURN(Loop nhw, o->Fuse(nh, w.first));
         RETURN_IF_ERROR(o->Parallel(nhw));
@@ -513,6 +513,18 @@ class DefaultStrategy {
     RETURN_IF_ERROR(conv->Unroll(conv->axis(2)));
     RETURN_IF_ERROR(conv->Unroll(conv->axis(1)));
     return conv->Vectorize(conv->axis(3));
+  }
+
+  // The conv's padded input, when it has one, computed at `o`'s loop `at` (a row of tiles): the
+  // band of padded rows that the loop's iteration reads, whole rows at a time (whose interior
+  // code generation copies without selects), into a local buffer that stays in cache.
+  absl::Status PadBandAt(Stage* o, Loop at, Stage* conv) {
+    Stage* pad = schedule_[conv->op()->inputs()[0]];
+    if (pad == nullptr || !IsConvPad(*pad) || pad->op()->name() != "pad") {
+      return absl::OkStatus();
+    }
+    RETURN_IF_ERROR(pad->ComputeAt(o, at));
+    return pad->Vectorize(pad->axis(pad->num_axes() - 1));
   }
 
   // Note on narrow convs. When a row is shorter than a vector (7x7 maps under AVX2), the

@@ -205,12 +205,13 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::EmitVectorLoad(const PrimExpr& e, cons
     return static_cast<llvm::Value*>(load);
   }
   // Strided by 2 to 4 (a convolution with strides): `coef` contiguous vectors and a shuffle
-  // that keeps every coef-th element, when the elements past the last lane are still inside
-  // the buffer.
+  // that keeps every coef-th element; when the elements past the last lane may be outside the
+  // buffer (a padded band in a local buffer), the load stops at the last lane's element.
   const tir::Interval span = Bound(e->operands()[0]);
   if (l->coef >= 2 && l->coef <= 4 && span.bounded() && span.min >= 0 &&
-      span.max + l->coef - 1 < e->buffer()->NumElements()) {
-    const unsigned wide = static_cast<unsigned>(width * l->coef);
+      span.max < e->buffer()->NumElements()) {
+    const bool room = span.max + l->coef - 1 < e->buffer()->NumElements();
+    const unsigned wide = static_cast<unsigned>(room ? width * l->coef : (width - 1) * l->coef + 1);
     auto* wt = llvm::FixedVectorType::get(f32, wide);
     llvm::Value* first = b_.CreateAdd(rest, b_.CreateMul(start, b_.getInt64(l->coef)));
     llvm::Value* addr = b_.CreateInBoundsGEP(f32, base, first);
