@@ -112,9 +112,6 @@ bool IsPoolPad(const Stage& s) {
          (tag == "nn.max_pool2d" || tag == "nn.avg_pool2d");
 }
 
-// Convs with at most this many input channels (and no groups) pad their input band by band.
-constexpr int64_t kFewInputChannels = 4;
-
 // A conv's weights stage (topi's identity over the OIHW weight, groups == 1).
 bool IsConvWeights(const Stage& s) {
   return IsCompute(s) && !IsReduce(s) && s.op()->tag() == "nn.conv2d" &&
@@ -475,10 +472,10 @@ class DefaultStrategy {
       // every block of output channels reads them; the weights stream.
       RETURN_IF_ERROR(o->Reorder({n, h.first, w.first, c.first, h.second, c.second, w.second}));
       ASSIGN_OR_RETURN(Loop nh, o->Fuse(n, h.first));
-      if (shape.groups == 1 && shape.in_channels_per_group <= kFewInputChannels &&
-          o->extent(nh) >= kMinParallelExtent) {
-        // Few input channels (an image's first conv): padding the whole input first would be
-        // a pass over memory as costly as the conv.
+      if (shape.groups == 1 && o->extent(nh) >= kMinParallelExtent) {
+        // With enough rows of tiles for the threads, a row of tiles is the parallel iteration
+        // and pads its own band of input rows: padding the whole input first is one more pass
+        // over memory (as costly as the conv itself for an image's first conv, 3 channels).
         RETURN_IF_ERROR(o->Parallel(nh));
         RETURN_IF_ERROR(PadBandAt(o, nh, conv));
       } else {
