@@ -562,6 +562,10 @@ class DefaultStrategy {
     RETURN_IF_ERROR(weights->ComputeAt(o, nc));
     RETURN_IF_ERROR(
         weights->Reorder({weights->axis(1), weights->axis(2), weights->axis(3), weights->axis(0)}));
+    // (rc, ry, rx) as one loop: each block's copy is a transpose of a [channels][rc*ry*rx]
+    // slice, which code generation runs as vector-by-vector register transposes.
+    ASSIGN_OR_RETURN(Loop taps, weights->Fuse(weights->axis(1), weights->axis(2)));
+    ASSIGN_OR_RETURN(taps, weights->Fuse(taps, weights->axis(3)));
     return weights->Vectorize(weights->axis(0));
   }
 

@@ -607,6 +607,44 @@ TEST(CodegenIrTest, UpsamplingReadIsAWindowLoad) {
   EXPECT_THAT(*ir, HasSubstr("<8 x i32> <i32 0, i32 0, i32 1, i32 1, i32 2, i32 2, i32 3, i32 3>"));
 }
 
+// A conv's weights packing: out[f][c] = in[c][f] with the lanes over c (a column of `in`).
+PrimFunc TransposeFunc(int64_t f_extent, int64_t c_extent, int64_t stride, ForKind kind) {
+  Buffer in = Param("in", DT::kFloat32, c_extent * stride);
+  Buffer out = Param("out", DT::kFloat32, f_extent * c_extent);
+  PrimExpr f = tir::MakeVar("f"), c = tir::MakeVar("c");
+  return Func("k_transpose_" + std::to_string(static_cast<int>(kind)), {in, out}, 1,
+              For(f, f_extent,
+                  For(c, c_extent,
+                      tir::MakeStore(out, f * I(c_extent) + c, Ld(in, c * I(stride) + f)), kind)));
+}
+
+// Whole vectors of rows and columns: register transposes, the same values as the serial loop.
+TEST_P(CodegenTest, TransposingCopyMatchesSerialLoop) {
+  const int64_t f_extent = 48, c_extent = 32, stride = 51;
+  std::vector<float> in(static_cast<size_t>(c_extent * stride));
+  for (size_t j = 0; j < in.size(); ++j) in[j] = static_cast<float>(j);
+  for (ForKind kind : {ForKind::kSerial, ForKind::kVectorized}) {
+    LoadedKernel k = LoadOrDie(TransposeFunc(f_extent, c_extent, stride, kind), target_);
+    ASSERT_NE(k.fn, nullptr);
+    AlignedArray<float> ib(in), ob(f_extent * c_extent);
+    ASSERT_EQ(k.Call({ib.data(), ob.data()}), 0);
+    for (int64_t f = 0; f < f_extent; ++f) {
+      for (int64_t c = 0; c < c_extent; ++c) {
+        ASSERT_EQ(ob[f * c_extent + c], in[static_cast<size_t>(c * stride + f)]) << f << " " << c;
+      }
+    }
+  }
+}
+
+TEST(CodegenIrTest, TransposingCopyIsRowLoadsAndShuffles) {
+  absl::StatusOr<std::string> ir = EmitLLVMText(TransposeFunc(16, 8, 40, ForKind::kVectorized),
+                                                GetTarget("x86-64-avx2"), /*optimize=*/false);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_THAT(*ir, HasSubstr("load <8 x float>, <8 x float>*"));
+  EXPECT_THAT(*ir, HasSubstr("shufflevector <8 x float>"));
+  EXPECT_THAT(*ir, Not(HasSubstr("insertelement")));
+}
+
 TEST_P(CodegenTest, PaddedRowsMatchSerialLoops) {
   for (int64_t n : {9, 30, 58, 114}) {
     SCOPED_TRACE(n);

@@ -366,6 +366,10 @@ absl::Status LlvmEmitter::VisitFor(const Stmt& s) {
     ASSIGN_OR_RETURN(bool done, TryEmitVectorLoop(s));
     if (done) return absl::OkStatus();
   }
+  if (s->for_kind() == ForKind::kSerial) {
+    ASSIGN_OR_RETURN(bool done, TryEmitTransposeLoop(s));
+    if (done) return absl::OkStatus();
+  }
   llvm::MDNode* loop_md = nullptr;
   llvm::MDNode* group = nullptr;
   if (s->for_kind() == ForKind::kUnrolled) {

@@ -124,6 +124,9 @@ class LlvmEmitter : public CodeGenBase<llvm::Value*> {
   llvm::Value* ExpApprox(llvm::Value* x);
   llvm::Value* ErfApprox(llvm::Value* x);
 
+  // ---- Transposing copies as register transposes (llvm_transpose.cc).
+  absl::StatusOr<bool> TryEmitTransposeLoop(const Stmt& s);
+
   // ---- Explicit vector code (llvm_vector.cc).
   absl::StatusOr<bool> TryEmitVectorLoop(const Stmt& s);
   bool VectorizableExpr(const PrimExpr& e, const ExprNode* var) const;
