@@ -24,10 +24,6 @@ bool ConstFloat(const PrimExpr& e, double* v) {
   return true;
 }
 
-bool IsIntConst(const PrimExpr& e, int64_t v) {
-  return e->kind() == ExprKind::kIntImm && e->int_value() == v;
-}
-
 bool IsFloatConst(const PrimExpr& e, double v) {
   return e->kind() == ExprKind::kFloatImm && e->float_value() == v;
 }
@@ -343,8 +339,8 @@ PrimExpr Simplifier::Rewrite(const PrimExpr& e, std::vector<PrimExpr> ops) {
 PrimExpr Simplifier::Binary(const PrimExpr& e, const PrimExpr& a, const PrimExpr& b) {
   const ExprKind kind = e->kind();
   const DType t = a->dtype();
-  int64_t ia, ib;
-  double fa, fb;
+  int64_t ia = 0, ib = 0;
+  double fa = 0, fb = 0;
   const bool ca = ConstInt(a, &ia), cb = ConstInt(b, &ib);
   if (ca && cb) {
     int64_t out;
