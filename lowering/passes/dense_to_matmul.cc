@@ -34,15 +34,10 @@ class DenseRewriter {
   explicit DenseRewriter(const Model& model) : model_(model), params_(model.params) {}
 
   absl::StatusOr<Model> Run() {
-    Expr body =
-        Rewrite(model_.module.main()->body(),
-                [&](const Expr& node, const std::vector<Expr>& operands) -> Expr {
-                  const auto* call = node->As<ir::CallNode>();
-                  if (call == nullptr || call->op() == nullptr || call->op()->name != "nn.dense") {
-                    return nullptr;
-                  }
-                  return Lower(*call, operands);
-                });
+    Expr body = RewriteCallsOf(model_.module.main()->body(), "nn.dense",
+                               [&](const ir::CallNode& call, const std::vector<Expr>& operands) {
+                                 return Lower(call, operands);
+                               });
     return WithMainBody(model_, body, params_);
   }
 

@@ -114,4 +114,12 @@ ir::Expr MakeOpCall(const std::string& name, std::vector<ir::Expr> args,
   return ir::CallNode::MakeOp(op, std::move(args), *std::move(made));
 }
 
+ir::Expr RewriteCallsOf(const ir::Expr& root, const std::string& op, const RewriteCallFn& rewrite) {
+  return Rewrite(root, [&](const ir::Expr& node, const std::vector<ir::Expr>& operands) {
+    const auto* call = node->As<ir::CallNode>();
+    if (call == nullptr || call->op() == nullptr || call->op()->name != op) return ir::Expr();
+    return rewrite(*call, operands);
+  });
+}
+
 }  // namespace relay::passes

@@ -33,6 +33,12 @@ using RewriteFn =
     std::function<ir::Expr(const ir::Expr& node, const std::vector<ir::Expr>& new_operands)>;
 ir::Expr Rewrite(const ir::Expr& root, const RewriteFn& rewrite);
 
+// Rewrite restricted to the calls of the registered op `op`: `rewrite(call, new_operands)`
+// returns the replacement, or nullptr to keep the call.
+using RewriteCallFn =
+    std::function<ir::Expr(const ir::CallNode& call, const std::vector<ir::Expr>& new_operands)>;
+ir::Expr RewriteCallsOf(const ir::Expr& root, const std::string& op, const RewriteCallFn& rewrite);
+
 // `node` with its operands replaced (same kind, attrs, location); `node` itself when every
 // operand is identical.
 ir::Expr WithOperands(const ir::Expr& node, const std::vector<ir::Expr>& operands);

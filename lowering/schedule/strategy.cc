@@ -166,24 +166,20 @@ absl::Status ScheduleInjective(Stage* s, const Target& target) {
   const size_t unsplit = s->leaf_loops().size();
   ASSIGN_OR_RETURN(Loop vec, SplitForVectors(s, vec_axis, lanes));
   const auto& leaves = s->leaf_loops();
+  // The loops kept inside the parallel one: the vector lanes, and the strips of a row too when
+  // the rows alone give the threads enough work (loop partitioning can then give the first and
+  // last strips their own code, a resize's clamped source columns, and the others read plain
+  // windows).
+  size_t kept = vec.valid() ? 1 : 0;
   if (vec.valid() && leaves.size() > unsplit && leaves.size() >= 3) {
-    // The strips of a row stay a serial loop inside the parallel one when the rows alone give
-    // the threads enough work: loop partitioning can then give the first and last strips their
-    // own code (a resize's clamped source columns), and the others read plain windows.
     int64_t rows = 1;
     for (size_t i = 0; i + 2 < leaves.size(); ++i) rows *= s->extent(leaves[i]);
-    if (rows >= kMinParallelExtent) {
-      Loop par = leaves[0];
-      while (s->leaf_loops().size() > 3) {
-        ASSIGN_OR_RETURN(par, s->Fuse(s->leaf_loops()[0], s->leaf_loops()[1]));
-      }
-      return s->Parallel(par);
-    }
+    if (rows >= kMinParallelExtent) kept = 2;
   }
-  // Everything outside the vector lanes is one parallel loop.
-  Loop outer = s->leaf_loops()[0];
+  // Everything outside them is one parallel loop.
+  Loop outer = leaves[0];
   if (outer == vec) return absl::OkStatus();
-  while (s->leaf_loops().size() > 2 || (s->leaf_loops().size() == 2 && !vec.valid())) {
+  while (s->leaf_loops().size() > kept + 1) {
     ASSIGN_OR_RETURN(outer, s->Fuse(s->leaf_loops()[0], s->leaf_loops()[1]));
   }
   return s->Parallel(outer);
@@ -520,8 +516,7 @@ class DefaultStrategy {
     if (pad == nullptr || !IsConvPad(*pad) || pad->op()->name() != "pad") {
       return absl::OkStatus();
     }
-    RETURN_IF_ERROR(pad->ComputeAt(o, at));
-    return pad->Vectorize(pad->axis(pad->num_axes() - 1));
+    return ComputeRowsAt(pad, o, at);
   }
 
   // Note on narrow convs. When a row is shorter than a vector (7x7 maps under AVX2), the
@@ -768,8 +763,13 @@ class DefaultStrategy {
         o->info(o->leaf_loops()[0]).annotation != LoopAnnotation::kParallel) {
       return SchedulePad(pad);  // at the root, whole
     }
-    RETURN_IF_ERROR(pad->ComputeAt(o, o->leaf_loops()[0]));
-    return pad->Vectorize(pad->axis(pad->num_axes() - 1));
+    return ComputeRowsAt(pad, o, o->leaf_loops()[0]);
+  }
+
+  // `s` computed at `o`'s loop `at`, whole rows at a time (its last axis vectorized).
+  static absl::Status ComputeRowsAt(Stage* s, Stage* o, Loop at) {
+    RETURN_IF_ERROR(s->ComputeAt(o, at));
+    return s->Vectorize(s->axis(s->num_axes() - 1));
   }
 
   // A convolution's padding, materialized: one padded row per iteration of the parallel loop,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -110,52 +111,52 @@ class SplitFinder {
   // first iterations where it is decided (a tail, like a guard) or before the last ones (a head:
   // max(x - 1, 0) binds only at x = 0).
   void ConsiderClamp(const PrimExpr& clamp) {
-    auto decided = [&](int64_t first, int64_t last) {
-      if (first > last) return true;
-      ScopedRange scope(&ranges_, var_.get(), Interval{first, last});
-      const Interval a = BoundOf(clamp->operands()[0], ranges_);
-      const Interval b = BoundOf(clamp->operands()[1], ranges_);
+    auto decided = [&](const VarRanges& ranges) {
+      const Interval a = BoundOf(clamp->operands()[0], ranges);
+      const Interval b = BoundOf(clamp->operands()[1], ranges);
       if (!a.bounded() || !b.bounded()) return false;
       return a.max <= b.min || b.max <= a.min;
     };
-    if (decided(lo_, hi_)) return;      // the simplifier removes it
-    int64_t good = lo_, bad = hi_ + 1;  // decided on [lo, good); [lo, bad) not
-    while (bad - good > 1) {
-      const int64_t mid = good + (bad - good) / 2;
-      (decided(lo_, mid - 1) ? good : bad) = mid;
-    }
-    if (good > lo_) Propose(good);
-    int64_t from = hi_ + 1, not_from = lo_;  // decided on [from, hi]; [not_from, hi] not
-    while (from - not_from > 1) {
-      const int64_t mid = not_from + (from - not_from) / 2;
-      (decided(mid, hi_) ? from : not_from) = mid;
-    }
-    if (from <= hi_) Propose(from);
+    ProposeSplits(decided, /*heads=*/true);
   }
 
-  void Propose(int64_t at) { split_ = split_.has_value() ? std::min(*split_, at) : at; }
-
-  // Binary search for the first iteration the guard is not proven at (proofs over [lo, m - 1]
-  // only weaken as m grows: the interval of every expression only widens).
+  // A guard a < b (or a <= b) that grows with the loop: only a tail.
   void Consider(const PrimExpr& guard) {
     if ((guard->kind() != ExprKind::kLT && guard->kind() != ExprKind::kLE) ||
         !ir::IsInt(guard->operands()[0]->dtype()) || !Mentions(guard, var_.get())) {
       return;
     }
-    auto proven_before = [&](int64_t m) {
-      if (m == lo_) return true;
-      ScopedRange scope(&ranges_, var_.get(), Interval{lo_, m - 1});
-      return Proven(guard, ranges_);
+    ProposeSplits([&](const VarRanges& ranges) { return Proven(guard, ranges); },
+                  /*heads=*/false);
+  }
+
+  // Binary searches for where `holds` (over the enclosing ranges, with the loop variable in a
+  // sub-range) starts failing after [lo, ...] (a tail) and, with `heads`, where it starts holding
+  // up to hi (a head); proposes each point strictly inside the loop. Proofs only weaken as a
+  // sub-range grows (the interval of every expression only widens), so the searches are exact.
+  void ProposeSplits(const std::function<bool(const VarRanges&)>& holds, bool heads) {
+    auto holds_on = [&](int64_t first, int64_t last) {
+      if (first > last) return true;
+      ScopedRange scope(&ranges_, var_.get(), Interval{first, last});
+      return holds(ranges_);
     };
-    int64_t good = lo_, bad = hi_ + 1;  // proven_before(good); bad: unknown or false
-    if (proven_before(bad)) return;     // holds everywhere: the simplifier removes it
+    if (holds_on(lo_, hi_)) return;     // everywhere: the simplifier removes it
+    int64_t good = lo_, bad = hi_ + 1;  // holds on [lo, good); not on [lo, bad)
     while (bad - good > 1) {
       const int64_t mid = good + (bad - good) / 2;
-      (proven_before(mid) ? good : bad) = mid;
+      (holds_on(lo_, mid - 1) ? good : bad) = mid;
     }
-    // Iterations [lo, good) are proven; split there when that is not nothing.
     if (good > lo_) Propose(good);
+    if (!heads) return;
+    int64_t from = hi_ + 1, not_from = lo_;  // holds on [from, hi]; not on [not_from, hi]
+    while (from - not_from > 1) {
+      const int64_t mid = not_from + (from - not_from) / 2;
+      (holds_on(mid, hi_) ? from : not_from) = mid;
+    }
+    if (from <= hi_) Propose(from);
   }
+
+  void Propose(int64_t at) { split_ = split_.has_value() ? std::min(*split_, at) : at; }
 
   const PrimExpr& var_;
   int64_t lo_, hi_;

@@ -182,16 +182,7 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::EmitVectorLoad(const PrimExpr& e, cons
     }
     // An index that is not affine in the loop variable (a bias indexed by floordiv of a fused
     // index): evaluated lane by lane.
-    llvm::Value* v = llvm::UndefValue::get(vt);
-    for (int j = 0; j < width; ++j) {
-      Binding lane(this, var, b_.CreateAdd(start, b_.getInt64(j)), std::nullopt);
-      ASSIGN_OR_RETURN(llvm::Value * index, EmitExpr(e->operands()[0]));
-      llvm::LoadInst* load =
-          b_.CreateAlignedLoad(f32, b_.CreateInBoundsGEP(f32, base, index), llvm::Align(4));
-      AnnotateAccess(load, e->buffer().get());
-      v = b_.CreateInsertElement(v, load, static_cast<uint64_t>(j));
-    }
-    return v;
+    return EmitLaneByLane(e, var, start, width);
   }
   llvm::Value* rest = b_.getInt64(0);
   if (l->rest != nullptr) {
@@ -235,9 +226,9 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::EmitVectorLoad(const PrimExpr& e, cons
   return v;
 }
 
-// `e` (a scalar of integer arithmetic of the lane: a cast to float, a comparison) evaluated
-// with scalar code per lane, the results gathered into a vector: constants when the chunk's
-// start is one, which LLVM folds.
+// `e` (a scalar of the lane: a cast to float, an integer comparison, a load at a non-affine
+// index) evaluated with scalar code per lane, the results gathered into a vector: constants when
+// the chunk's start is one, which LLVM folds.
 absl::StatusOr<llvm::Value*> LlvmEmitter::EmitLaneByLane(const PrimExpr& e, const ExprNode* var,
                                                          llvm::Value* start, int width) {
   llvm::Value* v = nullptr;
