@@ -4,6 +4,7 @@
 
 #include "lowering/ir/text/printer.h"
 #include "lowering/ir/type_infer.h"
+#include "lowering/passes/alter_layout.h"
 #include "lowering/passes/conv_transpose_to_conv.h"
 #include "lowering/passes/dead_code.h"
 #include "lowering/passes/dense_to_matmul.h"
@@ -52,6 +53,9 @@ absl::StatusOr<Model> OptimizeGraph(const Model& model, const PipelineOptions& o
   ASSIGN_OR_RETURN(m, Step("simplify_inference", passes::SimplifyInference, m, options));
   ASSIGN_OR_RETURN(m, Step("conv_transpose_to_conv", passes::ConvTransposeToConv, m, options));
   ASSIGN_OR_RETURN(m, Step("dense_to_matmul", passes::DenseToMatmul, m, options));
+  if (options.blocked_layouts) {
+    ASSIGN_OR_RETURN(m, Step("alter_layout", passes::AlterLayout, m, options));
+  }
   ASSIGN_OR_RETURN(m, Step("fold_constants_2", fold, m, options));
   ASSIGN_OR_RETURN(m, Step("fuse_ops", fuse, m, options));
   return m;

@@ -22,6 +22,8 @@ struct PipelineOptions {
   bool time_passes = false;
   std::ostream* dump = nullptr;  // std::cerr when null
   passes::FuseOptions fuse;
+  // Convs in blocked layouts (passes/alter_layout.h); off only to compare against NCHW.
+  bool blocked_layouts = true;
 };
 
 // One step of a pipeline: runs `step`, then reports as `options` ask: its wall time ("pass

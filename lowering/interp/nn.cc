@@ -11,6 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "lowering/interp/kernels.h"
+#include "lowering/ir/layout.h"
+#include "lowering/ir/op.h"
 #include "lowering/ir/ops/relation_util.h"
 #include "lowering/support/status_macros.h"
 
@@ -147,6 +149,32 @@ absl::StatusOr<Value> Conv2D(const std::vector<Value>& args, const ir::Attrs& at
     }
   }
   return Value(FromAccumulator(out_shape, out_dtype, acc));
+}
+
+// nn.contrib_conv2d_NCHWc: the plain conv2d above on the logical tensors (data and weight read
+// out of their blocked layouts), its result stored in the output's blocked layout.
+absl::StatusOr<Value> Conv2DNCHWc(const std::vector<Value>& args, const ir::Attrs& attrs) {
+  ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"data", "weight"}));
+  ASSIGN_OR_RETURN(ir::ops::BlockedConv conv,
+                   ir::ops::CheckBlockedConv(t[0].type(), t[1].type(), attrs));
+  ASSIGN_OR_RETURN(ir::Layout dl, ir::Layout::Parse(attrs.GetString("data_layout")));
+  ASSIGN_OR_RETURN(ir::Layout kl, ir::Layout::Parse(attrs.GetString("kernel_layout")));
+  ASSIGN_OR_RETURN(ir::Layout nchw, ir::Layout::Parse("NCHW"));
+  ASSIGN_OR_RETURN(ir::Layout oihw, ir::Layout::Parse("OIHW"));
+  ASSIGN_OR_RETURN(Tensor data, ir::Relayout(t[0], dl, nchw));
+  ASSIGN_OR_RETURN(Tensor weight, ir::Relayout(t[1], kl, oihw));
+  std::vector<std::pair<std::string, ir::AttrValue>> given = attrs.entries();
+  for (auto& [name, value] : given) {
+    if (name == "data_layout") value = ir::AttrValue::String("NCHW");
+    if (name == "kernel_layout") value = ir::AttrValue::String("OIHW");
+    if (name == "out_layout") value = ir::AttrValue::String("");
+  }
+  ASSIGN_OR_RETURN(ir::Attrs plain,
+                   ir::Attrs::Make("nn.conv2d", ir::FindOp("nn.conv2d")->attrs, given));
+  ASSIGN_OR_RETURN(Value out, Conv2D({Value(data), Value(weight)}, plain));
+  ASSIGN_OR_RETURN(ir::Layout ol, ir::Layout::Parse(ir::BlockedDataLayout(conv.out_block)));
+  ASSIGN_OR_RETURN(Tensor blocked, ir::Relayout(out.tensor(), nchw, ol));
+  return Value(blocked);
 }
 
 // The transpose (adjoint) of conv2d, written as a scatter: every input element
@@ -549,6 +577,21 @@ Kernel MakePool2D(bool is_max) {
 Kernel MakeGlobalPool2D(bool is_max) {
   return [is_max](const std::vector<Value>& args, const ir::Attrs& attrs) -> absl::StatusOr<Value> {
     ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"data"}));
+    const std::string& layout = attrs.GetString("layout");
+    if (layout != "NCHW") {
+      // Blocked: pooled as NCHW, stored back in the block.
+      ASSIGN_OR_RETURN(ir::Layout blocked, ir::Layout::Parse(layout));
+      ASSIGN_OR_RETURN(ir::Layout nchw, ir::Layout::Parse("NCHW"));
+      ASSIGN_OR_RETURN(Tensor data, ir::Relayout(t[0], blocked, nchw));
+      std::vector<std::pair<std::string, ir::AttrValue>> given = {
+          {"layout", ir::AttrValue::String("NCHW")}};
+      ASSIGN_OR_RETURN(ir::Attrs plain, ir::Attrs::Make("nn.global_avg_pool2d",
+                                                        ir::FindOp("nn.global_avg_pool2d")->attrs,
+                                                        given));
+      ASSIGN_OR_RETURN(Value pooled, MakeGlobalPool2D(is_max)({Value(data)}, plain));
+      ASSIGN_OR_RETURN(Tensor out, ir::Relayout(pooled.tensor(), nchw, blocked));
+      return Value(out);
+    }
     const Tensor& data = t[0];
     RETURN_IF_ERROR(CheckPoolData(data, attrs));
     const int64_t nb = data.shape()[0], nc = data.shape()[1];
@@ -577,6 +620,7 @@ Kernel MakeGlobalPool2D(bool is_max) {
 void AddNnKernels(KernelTable* table) {
   (*table)["nn.conv2d"] = Conv2D;
   (*table)["nn.conv2d_transpose"] = Conv2DTranspose;
+  (*table)["nn.contrib_conv2d_NCHWc"] = Conv2DNCHWc;
   (*table)["nn.dense"] = Dense;
   (*table)["nn.matmul"] = Matmul;
   (*table)["nn.batch_matmul"] = BatchMatmul;

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lowering/interp/kernels.h"
+#include "lowering/ir/layout.h"
 #include "lowering/ir/ops/relation_util.h"
 #include "lowering/support/check.h"
 #include "lowering/support/status_macros.h"
@@ -59,6 +60,14 @@ absl::StatusOr<Value> Transpose(const std::vector<Value>& args, const ir::Attrs&
     for (size_t d = 0; d < perm.size(); ++d) in_index[perm[d]] = o[d];
     CopyElement(in, Ravel(in_index, in.shape()), &out, i);
   }
+  return Value(out);
+}
+
+absl::StatusOr<Value> LayoutTransform(const std::vector<Value>& args, const ir::Attrs& attrs) {
+  ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"data"}));
+  ASSIGN_OR_RETURN(ir::Layout src, ir::Layout::Parse(attrs.GetString("src_layout")));
+  ASSIGN_OR_RETURN(ir::Layout dst, ir::Layout::Parse(attrs.GetString("dst_layout")));
+  ASSIGN_OR_RETURN(Tensor out, ir::Relayout(t[0], src, dst));
   return Value(out);
 }
 
@@ -347,6 +356,7 @@ void AddTransformKernels(KernelTable* table) {
   (*table)["reshape"] = Reshape;
   (*table)["nn.batch_flatten"] = BatchFlatten;
   (*table)["transpose"] = Transpose;
+  (*table)["layout_transform"] = LayoutTransform;
   (*table)["concatenate"] = Concatenate;
   (*table)["split"] = Split;
   (*table)["strided_slice"] = StridedSlice;

@@ -106,6 +106,11 @@ TEST(OpRegistryTest, EveryOpOfTheDocHasItsSchema) {
        "groups:int=1, channels:int?=None, kernel_size:ints?=None, data_layout:string=\"NCHW\", "
        "kernel_layout:string=\"OIHW\", out_layout:string=\"\", out_dtype:string=\"\"} "
        "out-elemwise-fusable"},
+      {"nn.contrib_conv2d_NCHWc",
+       "(data, weight) {strides:ints=[1, 1], padding:ints=[0, 0, 0, 0], dilation:ints=[1, 1], "
+       "groups:int=1, channels:int?=None, kernel_size:ints?=None, data_layout:string!, "
+       "kernel_layout:string!, out_layout:string=\"\", out_dtype:string=\"\"} "
+       "out-elemwise-fusable"},
       {"nn.conv2d_transpose",
        "(data, weight) {channels:int?=None, kernel_size:ints?=None, strides:ints=[1, 1], "
        "padding:ints=[0, 0, 0, 0], output_padding:ints=[0, 0], dilation:ints=[1, 1], "
@@ -144,6 +149,7 @@ TEST(OpRegistryTest, EveryOpOfTheDocHasItsSchema) {
       {"reshape", "(data) {newshape:ints!, allowzero:bool=False} injective"},
       {"nn.batch_flatten", "(data) {} injective"},
       {"transpose", "(data) {axes:ints?=None} injective"},
+      {"layout_transform", "(data) {src_layout:string!, dst_layout:string!} injective"},
       {"concatenate", "(data) {axis:int=0} injective"},
       {"split", "(data) {indices_or_sections:ints! keep_int, axis:int=0} injective"},
       {"strided_slice",

@@ -18,7 +18,8 @@ int64_t Elements(const ir::Type& t) {
 bool IsDataMovement(const std::string& op) {
   static const std::set<std::string> kMoves = {
       "reshape", "nn.batch_flatten", "transpose", "concatenate", "split",        "strided_slice",
-      "squeeze", "expand_dims",      "take",      "nn.pad",      "broadcast_to", "cast"};
+      "squeeze", "expand_dims",      "take",      "nn.pad",      "broadcast_to", "cast",
+      "layout_transform"};
   return kMoves.count(op) > 0;
 }
 
@@ -31,6 +32,11 @@ int64_t EstimateCallFlops(const ir::CallNode& call) {
   if (op == "nn.conv2d") {
     const ir::Shape& w = call.args()[1]->checked_type().shape();  // O, C/g, kh, kw
     return 2 * out * w[1] * w[2] * w[3];
+  }
+  if (op == "nn.contrib_conv2d_NCHWc") {
+    // O/bo, C/bi, kh, kw, bi, bo (groups 1) or C/b, 1, kh, kw, 1, b (depthwise).
+    const ir::Shape& w = call.args()[1]->checked_type().shape();
+    return 2 * out * w[1] * w[2] * w[3] * w[4];
   }
   if (op == "nn.conv2d_transpose") {
     const ir::Shape& w = call.args()[1]->checked_type().shape();  // C, O/g, kh, kw

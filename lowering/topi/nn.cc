@@ -158,6 +158,68 @@ Result Conv2D(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Ten
       OpPattern::kElemWise)};
 }
 
+// nn.contrib_conv2d_NCHWc (lowering/ir/ops/nn.cc): pad, then with blocks bi (input channels)
+// and bo (output channels)
+//   conv2d_NCHWc[n, oc, h, w, ob] = sum(pad[n, ic, h*sh + ry*dh, w*sw + rx*dw, ib] *
+//                                        weight[oc, ic, ry, rx, ib, ob])
+// over ic, ry, rx, ib (in that order: a block's input channels innermost, each a broadcast
+// value times a vector of weights), or, depthwise,
+//   conv2d_NCHWc[n, c, h, w, b] = sum(pad[n, c, h*sh + ry*dh, w*sw + rx*dw, b] *
+//                                      weight[c, 0, ry, rx, 0, b]).
+// The weights come pre-packed (the layout pass re-lays them once, into the params).
+Result Conv2DNCHWc(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tensor>& in) {
+  const Tensor& data = in[0];
+  const Tensor& weight = in[1];
+  ASSIGN_OR_RETURN(ir::ops::BlockedConv shape,
+                   ir::ops::CheckBlockedConv(ir::Type::Tensor(data->shape(), data->dtype()),
+                                             ir::Type::Tensor(weight->shape(), weight->dtype()),
+                                             attrs));
+  ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
+  ASSIGN_OR_RETURN(auto stride, NormalizePair(attrs.GetInts("strides"), "strides", 1));
+  ASSIGN_OR_RETURN(auto dil, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
+  ASSIGN_OR_RETURN(DType out_dtype,
+                   ir::ops::ResolveOutDType(attrs.GetString("out_dtype"), data->dtype()));
+  const Shape& ds = data->shape();
+  const Shape& ws = weight->shape();
+  const int64_t kh = ws[2], kw = ws[3];
+  const int64_t oh = ir::ops::ConvOutputSize(ds[2], pad.top, pad.bottom, kh, stride[0], dil[0]);
+  const int64_t ow = ir::ops::ConvOutputSize(ds[3], pad.left, pad.right, kw, stride[1], dil[1]);
+  Tensor src = data;
+  if (pad.top + pad.left + pad.bottom + pad.right > 0) {
+    src = PadConstant(
+        data, {0, 0, pad.top, pad.left, 0},
+        {ds[0], ds[1], ds[2] + pad.top + pad.bottom, ds[3] + pad.left + pad.right, ds[4]},
+        Const(data->dtype(), 0), "pad", op.name);
+  }
+  const DType acc = AccType(data->dtype(), out_dtype);
+  const bool depthwise = shape.groups > 1;
+  Tensor conv = te::Compute(
+      "conv2d_NCHWc", {ds[0], ws[0], oh, ow, shape.out_block},
+      [&](const std::vector<PrimExpr>& i) {
+        IterVar ry = te::ReduceAxis(kh, "ry");
+        IterVar rx = te::ReduceAxis(kw, "rx");
+        PrimExpr y = Add(Mul(i[2], stride[0]), Mul(ry.var, dil[0]));
+        PrimExpr x = Add(Mul(i[3], stride[1]), Mul(rx.var, dil[1]));
+        if (depthwise) {
+          PrimExpr v = GetAs(acc, src, {i[0], i[1], y, x, i[4]});
+          PrimExpr w = GetAs(acc, weight, {i[1], Idx(0), ry.var, rx.var, Idx(0), i[4]});
+          return te::Sum(v * w, {ry, rx});
+        }
+        IterVar rc = te::ReduceAxis(ws[1], "rc");
+        IterVar rb = te::ReduceAxis(shape.in_block, "rb");
+        PrimExpr v = GetAs(acc, src, {i[0], rc.var, y, x, rb.var});
+        PrimExpr w = GetAs(acc, weight, {i[1], rc.var, ry.var, rx.var, rb.var, i[4]});
+        return te::Sum(v * w, {rc, ry, rx, rb});
+      },
+      op.name, op.pattern, {"n", "c", "h", "w", "cb"});
+  if (conv->dtype() != out_dtype)
+    return std::vector<Tensor>{CastEpilogue(conv, out_dtype, op.name)};
+  return std::vector<Tensor>{te::Compute(
+      "conv2d_output", conv->shape(),
+      [&](const std::vector<PrimExpr>& i) { return te::Read(conv, i); }, op.name,
+      OpPattern::kElemWise)};
+}
+
 // conv2d_transpose (NCHW, IOHW) as a convolution of the dilated, padded input with the flipped
 // kernel. Output row y gathers input row iy through tap ky where iy*sh - top + ky*dh == y;
 // with ry = kh-1-ky that is (y + ry*dh) - b == iy*sh for b = (kh-1)*dh - top, so
@@ -400,6 +462,7 @@ ComputeFn Pool2D(bool is_max) {
   };
 }
 
+// Over H and W of NCHW, or of a blocked NCHW<b>c ([N, C/b, H, W, b], the block kept).
 ComputeFn GlobalPool2D(bool is_max) {
   return [is_max](const ir::OpDef& op, const ir::Attrs&, const std::vector<Tensor>& in) -> Result {
     const Tensor& data = in[0];
@@ -410,23 +473,31 @@ ComputeFn GlobalPool2D(bool is_max) {
       return absl::InvalidArgumentError(
           absl::StrCat("cannot pool the empty image of ", ir::ShapeToString(ds)));
     }
+    const bool blocked = ds.size() == 5;
+    Shape out_shape = ds;
+    out_shape[2] = out_shape[3] = 1;
+    std::vector<std::string> axes = {"n", "c", "h", "w"};
+    if (blocked) axes.push_back("cb");
     const std::string name = BaseName(op.name);
-    Tensor anchor = te::Compute(is_max ? name : absl::StrCat(name, "_sum"), {ds[0], ds[1], 1, 1},
-                                [&](const std::vector<PrimExpr>& i) {
-                                  IterVar ry = te::ReduceAxis(ds[2], "ry");
-                                  IterVar rx = te::ReduceAxis(ds[3], "rx");
-                                  PrimExpr v = GetAs(acc, data, {i[0], i[1], ry.var, rx.var});
-                                  return is_max ? te::MaxReduce(v, {ry, rx}) : te::Sum(v, {ry, rx});
-                                },
-                                op.name, op.pattern, {"n", "c", "h", "w"});
+    Tensor anchor = te::Compute(
+        is_max ? name : absl::StrCat(name, "_sum"), out_shape,
+        [&](const std::vector<PrimExpr>& i) {
+          IterVar ry = te::ReduceAxis(ds[2], "ry");
+          IterVar rx = te::ReduceAxis(ds[3], "rx");
+          std::vector<PrimExpr> at = {i[0], i[1], ry.var, rx.var};
+          if (blocked) at.push_back(i[4]);
+          PrimExpr v = GetAs(acc, data, at);
+          return is_max ? te::MaxReduce(v, {ry, rx}) : te::Sum(v, {ry, rx});
+        },
+        op.name, op.pattern, axes);
     if (is_max) return std::vector<Tensor>{CastEpilogue(anchor, dtype, op.name)};
     return std::vector<Tensor>{te::Compute(
-        name, {ds[0], ds[1], 1, 1},
+        name, out_shape,
         [&](const std::vector<PrimExpr>& i) {
           return CastTo(dtype,
                         te::Read(anchor, i) / Const(acc, static_cast<double>(ds[2] * ds[3])));
         },
-        op.name, OpPattern::kElemWise, {"n", "c", "h", "w"})};
+        op.name, OpPattern::kElemWise, axes)};
   };
 }
 
@@ -762,6 +833,7 @@ Result Resize2D(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<T
 void AddNnComputes(ComputeTable* table) {
   (*table)["nn.conv2d"] = Conv2D;
   (*table)["nn.conv2d_transpose"] = Conv2DTranspose;
+  (*table)["nn.contrib_conv2d_NCHWc"] = Conv2DNCHWc;
   (*table)["nn.dense"] = Dense;
   (*table)["nn.matmul"] = Matmul;
   (*table)["nn.batch_matmul"] = BatchMatmul;

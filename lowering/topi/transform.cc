@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "lowering/ir/layout.h"
 #include "lowering/ir/ops/relation_util.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/topi/util.h"
@@ -59,6 +60,43 @@ Result Transpose(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<
   return Gather(op, data, shape, [&](const std::vector<PrimExpr>& i) {
     std::vector<PrimExpr> index(perm.size());
     for (size_t d = 0; d < perm.size(); ++d) index[perm[d]] = i[d];
+    return index;
+  });
+}
+
+// The same logical tensor in another layout: an output index names a logical element (a primal
+// axis is its stored index times its block plus the block's index), which is read where the
+// source layout stores it.
+Result LayoutTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tensor>& in) {
+  ASSIGN_OR_RETURN(ir::Layout src, ir::Layout::Parse(attrs.GetString("src_layout")));
+  ASSIGN_OR_RETURN(ir::Layout dst, ir::Layout::Parse(attrs.GetString("dst_layout")));
+  ASSIGN_OR_RETURN(Shape logical, src.LogicalShape(in[0]->shape()));
+  ASSIGN_OR_RETURN(Shape shape, dst.StoredShape(logical));
+  const std::string primal = src.Primal();
+  return Gather(op, in[0], shape, [&](const std::vector<PrimExpr>& i) {
+    std::vector<PrimExpr> element(primal.size());
+    const auto& axes = dst.axes();
+    for (size_t d = 0; d < axes.size(); ++d) {
+      if (axes[d].factor != 0) continue;
+      PrimExpr v = i[d];
+      const int64_t block = dst.BlockOf(axes[d].name);
+      if (block != 0) {
+        for (size_t b = 0; b < axes.size(); ++b) {
+          if (axes[b].factor != 0 && axes[b].name == axes[d].name) v = Add(Mul(v, block), i[b]);
+        }
+      }
+      element[primal.find(axes[d].name)] = v;
+    }
+    std::vector<PrimExpr> index;
+    for (const ir::Layout::Axis& a : src.axes()) {
+      const PrimExpr& v = element[primal.find(a.name)];
+      const int64_t block = src.BlockOf(a.name);
+      if (a.factor != 0) {
+        index.push_back(FloorModC(v, a.factor));
+      } else {
+        index.push_back(block == 0 ? v : FloorDivC(v, block));
+      }
+    }
     return index;
   });
 }
@@ -242,6 +280,7 @@ void AddTransformComputes(ComputeTable* table) {
   (*table)["reshape"] = Reshape;
   (*table)["nn.batch_flatten"] = BatchFlatten;
   (*table)["transpose"] = Transpose;
+  (*table)["layout_transform"] = LayoutTransform;
   (*table)["concatenate"] = Concatenate;
   (*table)["split"] = Split;
   (*table)["strided_slice"] = StridedSlice;

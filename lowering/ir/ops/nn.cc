@@ -1,11 +1,13 @@
 // Neural-network ops: convolutions, dense/matmul, bias_add, normalisations, softmax, pooling,
-// pad and resize. Only the default layouts (NCHW data, OIHW / IOHW kernels) are supported.
+// pad and resize. The default layouts (NCHW data, OIHW / IOHW kernels), and blocked ones
+// (NCHW16c, OIHW16i16o) for nn.contrib_conv2d_NCHWc.
 #include <algorithm>
 #include <array>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lowering/ir/layout.h"
 #include "lowering/ir/ops/register.h"
 #include "lowering/ir/ops/relation_util.h"
 #include "lowering/support/status_macros.h"
@@ -106,6 +108,30 @@ absl::StatusOr<Type> Conv2DRel(const std::vector<Type>& args, const Attrs& attrs
                      ") does not fit the padded input of 'data' ", S(data)));
   }
   return Type::Tensor({data.shape()[0], o, oh, ow}, out_dtype);
+}
+
+// nn.contrib_conv2d_NCHWc (TVM's op): a conv2d on blocked layouts. Data NCHW<bi>c, kernel
+// OIHW<bi>i<bo>o, output NCHW<bo>c (lowering/ir/layout.h); groups 1, or depthwise (groups ==
+// input channels == output channels, kernel OIHW1i<b>o with the data's block b).
+absl::StatusOr<Type> Conv2DNCHWcRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data", "weight"}));
+  ASSIGN_OR_RETURN(BlockedConv conv, CheckBlockedConv(args[0], args[1], attrs));
+  RETURN_IF_ERROR(CheckChannels(attrs, conv.weight[0], args[1]));
+  const Type& data = args[0];
+  ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
+  ASSIGN_OR_RETURN(auto strides, NormalizePair(attrs.GetInts("strides"), "strides", 1));
+  ASSIGN_OR_RETURN(auto dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
+  ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), data.dtype()));
+  const Shape& x = conv.data;
+  const Shape& w = conv.weight;
+  const int64_t oh = ConvOutputSize(x[2], pad.top, pad.bottom, w[2], strides[0], dilation[0]);
+  const int64_t ow = ConvOutputSize(x[3], pad.left, pad.right, w[3], strides[1], dilation[1]);
+  if (oh <= 0 || ow <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the kernel ", w[2], "x", w[3], " of 'weight' ", S(args[1]),
+        " does not fit the padded input of 'data' ", S(data)));
+  }
+  return Type::Tensor({x[0], w[0] / conv.out_block, oh, ow, conv.out_block}, out_dtype);
 }
 
 absl::StatusOr<Type> Conv2DTransposeRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -303,14 +329,21 @@ absl::StatusOr<Type> Pool2DRel(const std::vector<Type>& args, const Attrs& attrs
   return Type::Tensor({data.shape()[0], data.shape()[1], oh, ow}, data.dtype());
 }
 
+// NCHW, or blocked NCHW<b>c (the output in the same layout).
 absl::StatusOr<Type> GlobalPool2DRel(const std::vector<Type>& args, const Attrs& attrs) {
   RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
   const Type& data = args[0];
-  RETURN_IF_ERROR(CheckLayout("layout", attrs.GetString("layout"), "NCHW"));
-  RETURN_IF_ERROR(CheckLayout("out_layout", attrs.GetString("out_layout"), "NCHW", true));
-  RETURN_IF_ERROR(CheckRank(data, "data", 4, "NCHW"));
+  const std::string& layout = attrs.GetString("layout");
+  ASSIGN_OR_RETURN(Layout parsed, Layout::Parse(layout));
+  const int64_t block = parsed.BlockOf('C');
+  RETURN_IF_ERROR(CheckLayout("layout", layout, BlockedDataLayout(block)));
+  RETURN_IF_ERROR(CheckLayout("out_layout", attrs.GetString("out_layout"), layout, true));
+  RETURN_IF_ERROR(CheckRank(data, "data", block == 0 ? 4 : 5, layout));
+  RETURN_IF_ERROR(parsed.LogicalShape(data.shape()).status());
   RETURN_IF_ERROR(CheckNumeric(data, "data"));
-  return Type::Tensor({data.shape()[0], data.shape()[1], 1, 1}, data.dtype());
+  Shape out = data.shape();
+  out[2] = out[3] = 1;
+  return Type::Tensor(std::move(out), data.dtype());
 }
 
 absl::StatusOr<Type> PadRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -426,6 +459,17 @@ void RegisterNnOps(OpRegistry* registry) {
         StringAttr("data_layout", "NCHW"), StringAttr("kernel_layout", "OIHW"),
         StringAttr("out_layout", ""), StringAttr("out_dtype", "")},
        Conv2DRel,
+       OpPattern::kOutEWiseFusable});
+  registry->Register(
+      {"nn.contrib_conv2d_NCHWc",
+       {"data", "weight"},
+       {IntsAttr("strides", {1, 1}), IntsAttr("padding", {0, 0, 0, 0}),
+        IntsAttr("dilation", {1, 1}), IntAttr("groups", 1),
+        NullableAttr("channels", AttrKind::kInt), NullableAttr("kernel_size", AttrKind::kInts),
+        RequiredAttr("data_layout", AttrKind::kString),
+        RequiredAttr("kernel_layout", AttrKind::kString), StringAttr("out_layout", ""),
+        StringAttr("out_dtype", "")},
+       Conv2DNCHWcRel,
        OpPattern::kOutEWiseFusable});
   registry->Register(
       {"nn.conv2d_transpose",

@@ -6,6 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lowering/ir/layout.h"
+#include "lowering/support/status_macros.h"
 
 namespace relay::ir::ops {
 namespace {
@@ -438,6 +440,47 @@ AttrSpec NullableAttr(std::string name, AttrKind kind) {
   AttrSpec spec{std::move(name), kind, AttrValue()};
   spec.nullable = true;
   return spec;
+}
+
+absl::StatusOr<BlockedConv> CheckBlockedConv(const Type& data, const Type& weight,
+                                             const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckSameDType(data, "data", weight, "weight"));
+  RETURN_IF_ERROR(CheckNumeric(data, "data"));
+  ASSIGN_OR_RETURN(Layout dl, Layout::Parse(attrs.GetString("data_layout")));
+  ASSIGN_OR_RETURN(Layout kl, Layout::Parse(attrs.GetString("kernel_layout")));
+  const std::string out_text = attrs.GetString("out_layout");
+  // out_layout "" means the output's block is the kernel's.
+  ASSIGN_OR_RETURN(Layout ol,
+                   Layout::Parse(out_text.empty() ? BlockedDataLayout(kl.BlockOf('O')) : out_text));
+  if (dl.text() != BlockedDataLayout(dl.BlockOf('C')) || dl.BlockOf('C') == 0 ||
+      kl.text() != BlockedKernelLayout(kl.BlockOf('I'), kl.BlockOf('O')) ||
+      kl.BlockOf('I') == 0 || ol.text() != BlockedDataLayout(ol.BlockOf('C')) ||
+      ol.BlockOf('C') != kl.BlockOf('O') || kl.BlockOf('I') == 0) {
+    return absl::UnimplementedError(absl::StrCat(
+        "layouts data \"", dl.text(), "\", kernel \"", kl.text(), "\", out \"", ol.text(),
+        "\" are not supported (NCHW<i>c, OIHW<i>i<o>o, NCHW<o>c)"));
+  }
+  BlockedConv conv;
+  ASSIGN_OR_RETURN(conv.data, dl.LogicalShape(data.shape()));
+  ASSIGN_OR_RETURN(conv.weight, kl.LogicalShape(weight.shape()));
+  conv.in_block = dl.BlockOf('C');
+  conv.out_block = kl.BlockOf('O');
+  conv.groups = attrs.GetInt("groups");
+  const int64_t c = conv.data[1];
+  const int64_t o = conv.weight[0];
+  if (conv.groups == 1) {
+    if (kl.BlockOf('I') != conv.in_block || conv.weight[1] != c) {
+      return absl::InvalidArgumentError(absl::StrCat("'weight' ", S(weight), " (", kl.text(),
+                                                     ") does not fit 'data' ", S(data), " (",
+                                                     dl.text(), ")"));
+    }
+  } else if (conv.groups != c || o != c || conv.weight[1] != 1 || kl.BlockOf('I') != 1 ||
+             conv.in_block != conv.out_block) {
+    return absl::UnimplementedError(absl::StrCat(
+        "groups=", conv.groups, " with 'data' ", S(data), " and 'weight' ", S(weight),
+        ": only groups 1 and depthwise (groups = channels, kernel OIHW1i<b>o) are supported"));
+  }
+  return conv;
 }
 
 }  // namespace relay::ir::ops

@@ -139,6 +139,16 @@ absl::StatusOr<DType> ResolveOutDType(const std::string& out_dtype, DType input)
 absl::Status CheckLayout(const std::string& attr_name, const std::string& value,
                          const std::string& supported, bool also_empty = false);
 
+// nn.contrib_conv2d_NCHWc's operands, checked (lowering/ir/ops/nn.cc says what is supported):
+// the logical data [N, C, H, W] and weight [O, I, KH, KW], the blocks of the input and output
+// channels, and the group count (1, or depthwise).
+struct BlockedConv {
+  Shape data, weight;
+  int64_t in_block = 0, out_block = 0, groups = 1;
+};
+absl::StatusOr<BlockedConv> CheckBlockedConv(const Type& data, const Type& weight,
+                                             const Attrs& attrs);
+
 // Schema builders for the ops/*.cc files: an optional attribute with its default, a required
 // one, and a nullable one whose default is None.
 AttrSpec IntAttr(std::string name, int64_t default_value);

@@ -1,7 +1,8 @@
 // Shape ops (injective): reshape, batch_flatten, transpose, concatenate, split, strided_slice,
-// squeeze, expand_dims, take, and broadcast_to (broadcast).
+// squeeze, expand_dims, take, layout_transform, and broadcast_to (broadcast).
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lowering/ir/layout.h"
 #include "lowering/ir/ops/register.h"
 #include "lowering/ir/ops/relation_util.h"
 #include "lowering/support/status_macros.h"
@@ -11,6 +12,21 @@ namespace {
 
 std::string List(const std::vector<int64_t>& v) {
   return absl::StrCat("[", absl::StrJoin(v, ", "), "]");
+}
+
+// layout_transform: the same logical tensor, stored in `dst_layout` instead of `src_layout`
+// (lowering/ir/layout.h); both layouts over the same primal axes.
+absl::StatusOr<Type> LayoutTransformRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  ASSIGN_OR_RETURN(Layout src, Layout::Parse(attrs.GetString("src_layout")));
+  ASSIGN_OR_RETURN(Layout dst, Layout::Parse(attrs.GetString("dst_layout")));
+  if (src.Primal() != dst.Primal()) {
+    return absl::InvalidArgumentError(absl::StrCat("layouts \"", src.text(), "\" and \"",
+                                                   dst.text(), "\" order different axes"));
+  }
+  ASSIGN_OR_RETURN(Shape logical, src.LogicalShape(args[0].shape()));
+  ASSIGN_OR_RETURN(Shape out, dst.StoredShape(logical));
+  return Type::Tensor(std::move(out), args[0].dtype());
 }
 
 absl::StatusOr<Type> ReshapeRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -225,6 +241,12 @@ void RegisterTransformOps(OpRegistry* registry) {
                       {"data"},
                       {RequiredAttr("newshape", AttrKind::kInts), BoolAttr("allowzero", false)},
                       ReshapeRel,
+                      OpPattern::kInjective});
+  registry->Register({"layout_transform",
+                      {"data"},
+                      {RequiredAttr("src_layout", AttrKind::kString),
+                       RequiredAttr("dst_layout", AttrKind::kString)},
+                      LayoutTransformRel,
                       OpPattern::kInjective});
   registry->Register({"nn.batch_flatten", {"data"}, {}, BatchFlattenRel, OpPattern::kInjective});
   registry->Register({"transpose",

@@ -1,0 +1,306 @@
+#include "lowering/passes/alter_layout.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "lowering/ir/layout.h"
+#include "lowering/ir/op.h"
+#include "lowering/passes/expr_util.h"
+#include "lowering/support/status_macros.h"
+
+namespace relay::passes {
+namespace {
+
+using ir::AttrValue;
+using ir::Expr;
+
+// A rewritten value: `expr` stores the original node's logical tensor in NCHW<block>c, or as
+// the original does when block is 0.
+struct Blocked {
+  Expr expr;
+  int64_t block = 0;
+};
+
+// The largest divisor of `c` that is at most 16: an input block for any channel count.
+int64_t InputChannelBlock(int64_t c) {
+  for (int64_t b = 16; b > 1; --b) {
+    if (c % b == 0) return b;
+  }
+  return 1;
+}
+
+bool IsFloat32Rank4(const ir::Type& t) {
+  return t.is_tensor() && t.ndim() == 4 && t.dtype() == ir::DType::kFloat32;
+}
+
+// An elementwise or broadcasting op whose result does not depend on how its operands' axes
+// are ordered, as long as all are ordered alike: no attribute names an axis or a shape.
+bool IsLayoutAgnostic(const ir::OpDef& op) {
+  if (op.pattern != ir::OpPattern::kElemWise && op.pattern != ir::OpPattern::kBroadcast) {
+    return false;
+  }
+  for (const ir::AttrSpec& a : op.attrs) {
+    if (a.name == "axis" || a.name == "shape" || a.name == "newshape") return false;
+  }
+  return true;
+}
+
+std::vector<std::pair<std::string, AttrValue>> Entries(const ir::Attrs& attrs) {
+  return attrs.entries();
+}
+
+class LayoutRewriter {
+ public:
+  explicit LayoutRewriter(const Model& model) : model_(model), params_(model.params) {}
+
+  absl::StatusOr<Model> Run() {
+    const Expr& body = model_.module.main()->body();
+    for (const Expr& node : PostOrder(body)) {
+      ASSIGN_OR_RETURN(Blocked v, Visit(node));
+      values_[node.get()] = v;
+    }
+    return WithMainBody(model_, Plain(body), params_);
+  }
+
+ private:
+  absl::StatusOr<Blocked> Visit(const Expr& node) {
+    const auto* call = node->As<ir::CallNode>();
+    if (call != nullptr && call->op() != nullptr) {
+      const std::string& name = call->op()->name;
+      if (name == "nn.conv2d") {
+        ASSIGN_OR_RETURN(Blocked v, Conv(node, *call));
+        if (v.expr != nullptr) return v;
+      } else if (name == "nn.bias_add") {
+        Blocked v = BiasAdd(*call);
+        if (v.expr != nullptr) return v;
+      } else if (name == "nn.global_avg_pool2d" || name == "nn.global_max_pool2d") {
+        Blocked v = GlobalPool(*call);
+        if (v.expr != nullptr) return v;
+      } else if (name == "concatenate") {
+        Blocked v = Concatenate(*call);
+        if (v.expr != nullptr) return v;
+      } else if (IsLayoutAgnostic(*call->op())) {
+        Blocked v = Elementwise(node, *call);
+        if (v.expr != nullptr) return v;
+      }
+    }
+    // Anything else reads NCHW.
+    std::vector<Expr> operands;
+    for (const Expr& o : Operands(node)) operands.push_back(Plain(o));
+    return Blocked{WithOperands(node, operands), 0};
+  }
+
+  // The rewritten value of original node `e` in NCHW (one layout_transform per node, shared by
+  // its readers).
+  Expr Plain(const Expr& e) {
+    const Blocked& v = values_.at(e.get());
+    if (v.block == 0) return v.expr;
+    auto it = plain_.find(e.get());
+    if (it != plain_.end()) return it->second;
+    Expr t = Transform(v.expr, ir::BlockedDataLayout(v.block), "NCHW");
+    plain_[e.get()] = t;
+    return t;
+  }
+
+  // Original node `e` (a rank-4 NCHW tensor) in NCHW<block>c.
+  Expr InBlock(const Expr& e, int64_t block) {
+    const Blocked& v = values_.at(e.get());
+    if (v.block == block) return v.expr;
+    auto key = std::make_pair(e.get(), block);
+    auto it = reblocked_.find(key);
+    if (it != reblocked_.end()) return it->second;
+    Expr t = Transform(v.expr, ir::BlockedDataLayout(v.block), ir::BlockedDataLayout(block));
+    reblocked_[key] = t;
+    return t;
+  }
+
+  static Expr Transform(const Expr& x, const std::string& src, const std::string& dst) {
+    return MakeOpCall("layout_transform", {x}, {{"src_layout", AttrValue::String(src)},
+                                                {"dst_layout", AttrValue::String(dst)}});
+  }
+
+  // A weight of the model stored in another layout: a new param (once per weight and layout).
+  absl::StatusOr<Expr> Relaid(const ir::VarNode& w, const std::string& src,
+                              const std::string& dst) {
+    auto key = std::make_pair(w.name(), dst);
+    auto it = relaid_.find(key);
+    if (it == relaid_.end()) {
+      ASSIGN_OR_RETURN(ir::Layout from, ir::Layout::Parse(src));
+      ASSIGN_OR_RETURN(ir::Layout to, ir::Layout::Parse(dst));
+      ASSIGN_OR_RETURN(ir::Tensor t, ir::Relayout(params_.at(w.name()), from, to));
+      Model probe{model_.module, params_};
+      std::string fresh = FreshParamName(probe, absl::StrCat(w.name(), "_", dst));
+      params_.emplace(fresh, std::move(t));
+      it = relaid_.emplace(key, std::move(fresh)).first;
+    }
+    const ir::Tensor& t = params_.at(it->second);
+    return Expr(ir::VarNode::Make(it->second, t.type()));
+  }
+
+  const ir::VarNode* Weight(const Expr& e) const {
+    const auto* var = e->As<ir::VarNode>();
+    return var != nullptr && params_.count(var->name()) != 0 ? var : nullptr;
+  }
+
+  // nn.conv2d -> nn.contrib_conv2d_NCHWc, or {nullptr} to keep it.
+  absl::StatusOr<Blocked> Conv(const Expr& node, const ir::CallNode& call) {
+    const ir::Attrs& attrs = call.attrs();
+    const ir::Type& x = call.args()[0]->checked_type();
+    const ir::Type& w = call.args()[1]->checked_type();
+    const ir::VarNode* weight = Weight(call.args()[1]);
+    if (weight == nullptr || !IsFloat32Rank4(x) || !IsFloat32Rank4(node->checked_type()) ||
+        attrs.GetString("data_layout") != "NCHW" || attrs.GetString("kernel_layout") != "OIHW" ||
+        !(attrs.GetString("out_dtype").empty() || attrs.GetString("out_dtype") == "float32")) {
+      return Blocked{};
+    }
+    const int64_t c = x.shape()[1];
+    const int64_t o = w.shape()[0];
+    const int64_t groups = attrs.GetInt("groups");
+    const bool depthwise = groups > 1 && groups == c && o == c && w.shape()[1] == 1;
+    if (groups != 1 && !depthwise) return Blocked{};
+    const int64_t out_block = OutputChannelBlock(o);
+    if (out_block == 0) return Blocked{};
+    const Blocked& in = values_.at(call.args()[0].get());
+    int64_t in_block = 0;
+    if (depthwise) {
+      in_block = out_block;
+    } else if (in.block != 0) {
+      in_block = in.block;
+    } else {
+      in_block = OutputChannelBlock(c) != 0 ? OutputChannelBlock(c) : InputChannelBlock(c);
+    }
+    const std::string kernel_layout =
+        ir::BlockedKernelLayout(depthwise ? 1 : in_block, out_block);
+    ASSIGN_OR_RETURN(Expr relaid, Relaid(*weight, "OIHW", kernel_layout));
+    std::vector<std::pair<std::string, AttrValue>> given;
+    for (const auto& [name, value] : Entries(attrs)) {
+      if (name == "data_layout") {
+        given.emplace_back(name, AttrValue::String(ir::BlockedDataLayout(in_block)));
+      } else if (name == "kernel_layout") {
+        given.emplace_back(name, AttrValue::String(kernel_layout));
+      } else if (name == "out_layout") {
+        given.emplace_back(name, AttrValue::String(ir::BlockedDataLayout(out_block)));
+      } else {
+        given.emplace_back(name, value);
+      }
+    }
+    return Blocked{MakeOpCall("nn.contrib_conv2d_NCHWc",
+                              {InBlock(call.args()[0], in_block), relaid}, std::move(given)),
+                   out_block};
+  }
+
+  // bias_add over the channels of a blocked tensor: add of the bias as [1, C/b, 1, 1, b].
+  Blocked BiasAdd(const ir::CallNode& call) {
+    const Blocked& x = values_.at(call.args()[0].get());
+    const ir::Type& bt = call.args()[1]->checked_type();
+    if (x.block == 0 || call.attrs().GetInt("axis") != 1 || !bt.is_tensor() || bt.ndim() != 1) {
+      return Blocked{};
+    }
+    const int64_t c = bt.shape()[0];
+    Expr bias = values_.at(call.args()[1].get()).expr;
+    bias = MakeOpCall("reshape", {bias},
+                      {{"newshape", AttrValue::Ints({1, c / x.block, 1, 1, x.block})}});
+    return Blocked{MakeOpCall("add", {x.expr, bias}), x.block};
+  }
+
+  // An elementwise op with a blocked operand: every operand in that block (a scalar as it is,
+  // a [.., 1, h, w] broadcast with a unit block axis), or {nullptr} when one cannot be.
+  Blocked Elementwise(const Expr& node, const ir::CallNode& call) {
+    const ir::Type& out = node->checked_type();
+    if (!IsFloat32Rank4(out)) return Blocked{};
+    int64_t block = 0;
+    for (const Expr& a : call.args()) {
+      const auto it = values_.find(a.get());
+      if (it != values_.end() && it->second.block != 0) {
+        block = it->second.block;
+        break;
+      }
+    }
+    if (block == 0) return Blocked{};
+    const int64_t c = out.shape()[1];
+    std::vector<Expr> args;
+    for (const Expr& a : call.args()) {
+      const ir::Type& t = a->checked_type();
+      if (!t.is_tensor() || t.ndim() > 4) return Blocked{};
+      if (t.ndim() == 0) {
+        args.push_back(values_.at(a.get()).expr);
+        continue;
+      }
+      // The operand as a 4-D broadcast of the output: leading unit axes added.
+      ir::Shape s = t.shape();
+      while (s.size() < 4) s.insert(s.begin(), 1);
+      const Blocked& v = values_.at(a.get());
+      if (v.block != 0 && s[1] == c) {
+        args.push_back(InBlock(a, block));
+      } else if (s[1] == 1) {
+        args.push_back(MakeOpCall("reshape", {Plain(a)},
+                                  {{"newshape", AttrValue::Ints({s[0], 1, s[2], s[3], 1})}}));
+      } else if (s[1] == c) {
+        Expr x = Plain(a);
+        if (t.ndim() < 4) x = MakeOpCall("reshape", {x}, {{"newshape", AttrValue::Ints(s)}});
+        args.push_back(Transform(x, "NCHW", ir::BlockedDataLayout(block)));
+      } else {
+        return Blocked{};
+      }
+    }
+    return Blocked{ir::CallNode::MakeOp(call.op(), std::move(args), call.attrs()), block};
+  }
+
+  Blocked GlobalPool(const ir::CallNode& call) {
+    const Blocked& x = values_.at(call.args()[0].get());
+    if (x.block == 0 || call.attrs().GetString("layout") != "NCHW") return Blocked{};
+    const std::string layout = ir::BlockedDataLayout(x.block);
+    return Blocked{MakeOpCall(call.op()->name, {x.expr},
+                              {{"layout", AttrValue::String(layout)},
+                               {"out_layout", AttrValue::String(layout)}}),
+                   x.block};
+  }
+
+  // Channels joined: blocked when every part has the same block (whole blocks join in order).
+  Blocked Concatenate(const ir::CallNode& call) {
+    const auto* tuple = call.args()[0]->As<ir::TupleNode>();
+    if (tuple == nullptr || call.attrs().GetInt("axis") != 1) return Blocked{};
+    int64_t block = -1;
+    std::vector<Expr> fields;
+    for (const Expr& f : tuple->fields()) {
+      const auto it = values_.find(f.get());
+      if (it == values_.end() || it->second.block == 0 || !IsFloat32Rank4(f->checked_type()) ||
+          (block != -1 && it->second.block != block)) {
+        return Blocked{};
+      }
+      block = it->second.block;
+      fields.push_back(it->second.expr);
+    }
+    if (block <= 0) return Blocked{};
+    return Blocked{MakeOpCall("concatenate", {ir::TupleNode::Make(std::move(fields))},
+                              {{"axis", AttrValue::Int(1)}}),
+                   block};
+  }
+
+  const Model& model_;
+  ParamMap params_;
+  std::map<const ir::ExprNode*, Blocked> values_;
+  std::map<const ir::ExprNode*, Expr> plain_;
+  std::map<std::pair<const ir::ExprNode*, int64_t>, Expr> reblocked_;
+  std::map<std::pair<std::string, std::string>, std::string> relaid_;  // (weight, layout) -> name
+};
+
+}  // namespace
+
+int64_t OutputChannelBlock(int64_t channels) {
+  if (channels % 16 == 0) return 16;
+  if (channels % 8 == 0) return 8;
+  return 0;
+}
+
+absl::StatusOr<Model> AlterLayout(const Model& model) {
+  if (model.module.main() == nullptr) {
+    return absl::NotFoundError("alter_layout: the module has no @main");
+  }
+  return LayoutRewriter(model).Run();
+}
+
+}  // namespace relay::passes

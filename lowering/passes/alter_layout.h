@@ -1,0 +1,45 @@
+// AlterLayout: convolutions in blocked layouts (TVM's AlterOpLayout, ONNX Runtime's NCHWc
+// transformer).
+//
+// Note on the layout. In NCHW a conv's inner loop either reads a vector of pixels of one channel
+// (unaligned windows that straddle cache lines, strided gathers for strided convs, partial
+// vectors on 7x7 maps) or must transpose. In NCHW16c ([N, C/16, H, W, 16]) sixteen channels of a
+// pixel are contiguous: the inner loop broadcasts one input value and multiplies it into a
+// vector of sixteen output channels read from weights laid out as OIHW16i16o, the same for every
+// map size and stride, and the result is stored as whole aligned vectors. So:
+//
+//   - every nn.conv2d (float32, groups 1 or depthwise) whose output channels are a multiple of
+//     8 becomes nn.contrib_conv2d_NCHWc: output block 16 (8 when 16 does not divide), input
+//     block the producer's, else 16 / 8 / the largest divisor of the channels up to 16 (3 for
+//     an image); its weights are re-laid once, here, into new params (OIHW<i>i<o>o);
+//   - bias_add becomes an add of the bias stored as [1, C/b, 1, 1, b]; elementwise and
+//     broadcasting ops take blocked operands as they are and convert the others (a [1, C, 1, 1]
+//     scale, a residual), so a conv's epilogue stays in its kernel;
+//   - global pools and channel concatenation work on blocked tensors;
+//   - every other consumer gets NCHW back through a layout_transform, which fuses into it or
+//     becomes a kernel of its own: layout changes happen only at the edges of a blocked region.
+//
+// The block does not depend on the target: 16 floats are one AVX-512 vector, two AVX2 and four
+// SSE vectors, so one kernel library serves every CPU target and the schedules stay generic
+// over the vector width.
+#ifndef RULES_RELAY_LOWERING_PASSES_ALTER_LAYOUT_H_
+#define RULES_RELAY_LOWERING_PASSES_ALTER_LAYOUT_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "lowering/passes/model.h"
+
+namespace relay::passes {
+
+// The channel block of a tensor with `channels` channels produced by a blocked conv: 16, else
+// 8, else 0 (not blocked).
+int64_t OutputChannelBlock(int64_t channels);
+
+// Rewrites @main (types inferred) as the note says. Result types are not inferred: run
+// InferTypes on the result.
+absl::StatusOr<Model> AlterLayout(const Model& model);
+
+}  // namespace relay::passes
+
+#endif  // RULES_RELAY_LOWERING_PASSES_ALTER_LAYOUT_H_

@@ -1,0 +1,114 @@
+#include "lowering/passes/alter_layout.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lowering/ir/text/printer.h"
+#include "lowering/ir/type_infer.h"
+#include "lowering/passes/test_util.h"
+
+namespace relay::passes {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+Model Altered(const Model& model) {
+  absl::StatusOr<Model> altered = AlterLayout(model);
+  EXPECT_TRUE(altered.ok()) << altered.status();
+  if (!altered.ok()) return model;
+  const absl::Status typed = ir::InferTypes(altered->module);
+  EXPECT_TRUE(typed.ok()) << typed << "\n" << ir::PrintModule(altered->module);
+  return *altered;
+}
+
+void ExpectSameOutputs(const Model& before, const Model& after) {
+  const auto [a, b] = testing::InterpretBoth(before, after);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].shape(), b[i].shape());
+    EXPECT_LT(testing::MaxAbsDiff(a[i], b[i]), 1e-5) << "output " << i;
+  }
+}
+
+// A network's blocks: an image conv (3 input channels), a depthwise conv, a squeeze-excite
+// scale, a per-channel scale weight, a residual add, a conv whose 12 output channels take no
+// block, a channel concat, a global pool and a dense head. Convs, their epilogues, the pools and
+// the concat stay blocked; layouts change only at the image, around the 12-channel tensor, at the
+// scale weight and at the head; the values are the same.
+TEST(AlterLayoutTest, BlocksConvNetsAndConvertsOnlyAtTheEdges) {
+  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 3, 10, 9), float32], %w0: Tensor[(16, 3, 3, 3), float32],
+          %b0: Tensor[(16), float32], %wd: Tensor[(16, 1, 3, 3), float32],
+          %bd: Tensor[(16), float32], %ws: Tensor[(16, 16, 1, 1), float32],
+          %s: Tensor[(16, 1, 1), float32], %w1: Tensor[(16, 16, 3, 3), float32],
+          %w2: Tensor[(12, 16, 1, 1), float32], %w3: Tensor[(8, 12, 1, 1), float32],
+          %wf: Tensor[(5, 16), float32]) {
+  %0 = nn.conv2d(%x, %w0, strides=[2, 2], padding=[1, 1, 1, 1]);
+  %1 = nn.bias_add(%0, %b0);
+  %2 = clip(%1, a_min=0f, a_max=6f);
+  %3 = nn.conv2d(%2, %wd, padding=[1, 1, 1, 1], groups=16);
+  %4 = nn.bias_add(%3, %bd);
+  %5 = nn.global_avg_pool2d(%4);
+  %6 = nn.conv2d(%5, %ws);
+  %7 = sigmoid(%6);
+  %8 = multiply(%4, %7);
+  %9 = multiply(%8, %s);
+  %10 = nn.conv2d(%9, %w1, padding=[1, 1, 1, 1]);
+  %11 = add(%10, %2);
+  %12 = nn.relu(%11);
+  %13 = nn.conv2d(%12, %w2);
+  %14 = nn.conv2d(%13, %w3);
+  %15 = nn.relu(%14);
+  %16 = (%15, %15);
+  %17 = concatenate(%16, axis=1);
+  %18 = nn.global_avg_pool2d(%17);
+  %19 = nn.batch_flatten(%18);
+  nn.dense(%19, %wf, units=5)
+})",
+                                             {"w0", "b0", "wd", "bd", "ws", "s", "w1", "w2",
+                                              "w3", "wf"});
+  const Model altered = Altered(model);
+  const std::string printed = ir::PrintModule(altered.module);
+  EXPECT_EQ(Count(printed, "nn.contrib_conv2d_NCHWc("), 5) << printed;
+  EXPECT_EQ(Count(printed, "nn.conv2d("), 1) << printed;
+  EXPECT_EQ(Count(printed, "layout_transform("), 5) << printed;
+  EXPECT_THAT(printed, Not(HasSubstr("nn.bias_add")));
+  EXPECT_THAT(printed, HasSubstr("data_layout=\"NCHW3c\", kernel_layout=\"OIHW3i16o\""));
+  EXPECT_THAT(printed, HasSubstr("kernel_layout=\"OIHW1i16o\""));
+  EXPECT_THAT(printed, HasSubstr("data_layout=\"NCHW12c\", kernel_layout=\"OIHW12i8o\""));
+  EXPECT_THAT(printed, HasSubstr("layout=\"NCHW8c\", out_layout=\"NCHW8c\")"));
+  // Weights re-laid into new params; the originals dropped.
+  EXPECT_EQ(altered.params.count("w1"), 0u);
+  EXPECT_EQ(altered.params.at("w1_OIHW16i16o").shape(), (ir::Shape{1, 1, 3, 3, 16, 16}));
+  EXPECT_EQ(altered.params.at("w0_OIHW3i16o").shape(), (ir::Shape{1, 1, 3, 3, 3, 16}));
+  ExpectSameOutputs(model, altered);
+}
+
+// Convs the pass leaves alone: a weight that is a model input, int32 data, a grouped conv that
+// is not depthwise, and output channels that no block divides.
+TEST(AlterLayoutTest, KeepsWhatItCannotBlock) {
+  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 16, 6, 6), float32], %win: Tensor[(16, 16, 1, 1), float32],
+          %wg: Tensor[(16, 8, 3, 3), float32], %w6: Tensor[(6, 16, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %win);
+  %1 = nn.conv2d(%0, %wg, padding=[1, 1, 1, 1], groups=2);
+  nn.conv2d(%1, %w6)
+})",
+                                             {"wg", "w6"});
+  const Model altered = Altered(model);
+  const std::string printed = ir::PrintModule(altered.module);
+  EXPECT_THAT(printed, Not(HasSubstr("NCHWc")));
+  EXPECT_THAT(printed, Not(HasSubstr("layout_transform")));
+  ExpectSameOutputs(model, altered);
+}
+
+}  // namespace
+}  // namespace relay::passes
