@@ -24,4 +24,10 @@ bool IsConv2D(const Stage& s, ConvShape* shape) {
   return true;
 }
 
+bool IsBlockedConv2D(const Stage& s) {
+  return IsReduce(s) && s.op()->tag() == "nn.contrib_conv2d_NCHWc" &&
+         s.op()->name() == "conv2d_NCHWc" && s.num_axes() == 5 &&
+         (s.num_reduce_axes() == 4 || s.num_reduce_axes() == 2);
+}
+
 }  // namespace relay::schedule

@@ -18,6 +18,9 @@ struct ConvShape {
   int64_t out_channels = 0, in_channels_per_group = 0, kh = 0, kw = 0, groups = 1;
 };
 bool IsConv2D(const Stage& s, ConvShape* shape);
+// nn.contrib_conv2d_NCHWc's reduction (topi/nn.cc): [n, c, h, w, cb] over (rc, ry, rx, rb), or
+// over (ry, rx) when depthwise.
+bool IsBlockedConv2D(const Stage& s);
 
 }  // namespace relay::schedule
 

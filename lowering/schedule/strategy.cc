@@ -101,7 +101,8 @@ absl::StatusOr<Loop> SplitForVectors(Stage* s, Loop axis, int64_t lanes) {
 // A conv's padded (topi's PadConstant under the conv's tag) or subsampled (strided 1x1) input:
 // materialized once, before the conv.
 bool IsConvPad(const Stage& s) {
-  return IsCompute(s) && !IsReduce(s) && s.op()->tag() == "nn.conv2d" &&
+  return IsCompute(s) && !IsReduce(s) &&
+         (s.op()->tag() == "nn.conv2d" || s.op()->tag() == "nn.contrib_conv2d_NCHWc") &&
          (s.op()->name() == "pad" || s.op()->name() == "subsample");
 }
 
@@ -361,6 +362,11 @@ class DefaultStrategy {
   absl::Status ScheduleOutput(Stage* o, std::set<const Stage*>* done) {
     std::vector<Stage*> attach = Attachable(o);
     if (attach.empty()) return ScheduleInjective(o, target_);
+    if (attach.size() == 1 && IsBlockedConv2D(*attach[0]) && o->num_axes() == 5 &&
+        o->op()->shape() == attach[0]->op()->shape()) {
+      done->insert(attach[0]);
+      return ScheduleBlockedConv(o, attach[0]);
+    }
     ConvShape conv;
     if (attach.size() == 1 && IsConv2D(*attach[0], &conv) && o->num_axes() == 4 &&
         o->op()->shape() == attach[0]->op()->shape()) {
@@ -506,6 +512,62 @@ class DefaultStrategy {
     RETURN_IF_ERROR(conv->Unroll(conv->axis(2)));
     RETURN_IF_ERROR(conv->Unroll(conv->axis(1)));
     return conv->Vectorize(conv->axis(3));
+  }
+
+  // Note on the blocked conv (nn.contrib_conv2d_NCHWc, passes/alter_layout.h). The output
+  // [n, c, h, w, cb] is tiled into cob blocks of channels x owb pixels of a row, each pixel's
+  // block of channels (16) in bo/lanes vectors: cob x owb x bo/lanes accumulators, up to 24 of
+  // AVX-512's 32 registers (12 of AVX2's 16). Per input channel: owb broadcasts of an input
+  // value and cob vector loads of packed weights feed cob x owb vector multiply-adds, whatever
+  // the stride (a broadcast does not care where its value lies) or the map size:
+  //
+  //   for n.c.o.h fused parallel, w.o:            (w.o: the last tile shifted back, no guards)
+  //     for rc, ry, rx, rb:                         acc[c, w, :] += pad[rc, h+ry, w+rx, rb] *
+  //       for c, w unrolled, cb vectorized:                           W[c, rc, ry, rx, rb, :]
+  //     for c, w unrolled, cb vectorized:  out = epilogue(acc)
+  //
+  // Channel blocks outside rows: a block's weights (cob x C x kh x kw x 16) stay in cache
+  // while its rows stream through. A depthwise conv (one input channel per output channel)
+  // tiles owb pixels x 1 block, its padded input plane computed per channel block, in cache.
+  absl::Status ScheduleBlockedConv(Stage* o, Stage* conv) {
+    const int64_t lanes = Lanes(*o, target_);
+    const int64_t channels = o->extent(o->axis(1));
+    const int64_t width = o->extent(o->axis(3));
+    const int64_t block = o->extent(o->axis(4));
+    const bool depthwise = conv->num_reduce_axes() == 2;
+    const int64_t vectors = (block + lanes - 1) / lanes;
+    const int64_t budget = target_.vector_bits >= 512 ? 24 : 12;
+    // A row tile of at most 8 pixels: a divisor of the width from 8 down to 4 when there is
+    // one, else 8 with the last tile shifted back (rows of up to 8: the whole row).
+    int64_t owb = std::min<int64_t>(width, 8);
+    for (int64_t d = owb; d >= 4; --d) {
+      if (width % d == 0) {
+        owb = d;
+        break;
+      }
+    }
+    owb = std::min(owb, std::max<int64_t>(1, budget / vectors));
+    const int64_t cob =
+        depthwise ? 1 : DivisorAtMost(channels, std::clamp<int64_t>(budget / (owb * vectors), 1, 4));
+    Loop n = o->axis(0), h = o->axis(2), cb = o->axis(4);
+    ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), cob));
+    ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), owb, TailStrategy::kShiftInwards));
+    RETURN_IF_ERROR(o->Reorder({n, c.first, h, w.first, c.second, w.second, cb}));
+    ASSIGN_OR_RETURN(Loop nc, o->Fuse(n, c.first));
+    ASSIGN_OR_RETURN(Loop nch, o->Fuse(nc, h));
+    RETURN_IF_ERROR(o->Parallel(nch));
+    RETURN_IF_ERROR(o->Unroll(c.second));
+    RETURN_IF_ERROR(o->Unroll(w.second));
+    RETURN_IF_ERROR(o->Vectorize(cb));
+    RETURN_IF_ERROR(conv->ComputeAt(o, w.first));
+    std::vector<Loop> order = {conv->axis(0)};
+    for (int r = 0; r < conv->num_reduce_axes(); ++r) order.push_back(conv->reduce_axis(r));
+    for (int a : {2, 1, 3, 4}) order.push_back(conv->axis(a));
+    RETURN_IF_ERROR(conv->Reorder(order));
+    RETURN_IF_ERROR(conv->Unroll(conv->axis(2)));
+    RETURN_IF_ERROR(conv->Unroll(conv->axis(1)));
+    RETURN_IF_ERROR(conv->Unroll(conv->axis(3)));
+    return conv->Vectorize(conv->axis(4));
   }
 
   // The conv's padded input, when it has one, computed at `o`'s loop `at` (a row of tiles): the
