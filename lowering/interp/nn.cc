@@ -502,6 +502,27 @@ absl::Status CheckPoolData(const Tensor& data, const ir::Attrs& attrs) {
   return CheckRank(data, "data", 4);
 }
 
+// A pool `nchw` (of op `op`) on a blocked NCHW<b>c value: pooled as NCHW, stored back in the
+// block.
+absl::StatusOr<Value> ViaNchw(const Kernel& nchw, const std::string& op, const Tensor& data,
+                              const ir::Attrs& attrs) {
+  ASSIGN_OR_RETURN(ir::Layout blocked, ir::Layout::Parse(attrs.GetString("layout")));
+  const int64_t block = blocked.BlockOf('C');
+  RETURN_IF_ERROR(ir::ops::CheckLayout("layout", blocked.text(),
+                                       block == 0 ? "NCHW" : ir::BlockedDataLayout(block)));
+  ASSIGN_OR_RETURN(ir::Layout plain_layout, ir::Layout::Parse("NCHW"));
+  ASSIGN_OR_RETURN(Tensor plain_data, ir::Relayout(data, blocked, plain_layout));
+  std::vector<std::pair<std::string, ir::AttrValue>> given = attrs.entries();
+  for (auto& [name, value] : given) {
+    if (name == "layout") value = ir::AttrValue::String("NCHW");
+    if (name == "out_layout") value = ir::AttrValue::String("");
+  }
+  ASSIGN_OR_RETURN(ir::Attrs plain, ir::Attrs::Make(op, ir::FindOp(op)->attrs, given));
+  ASSIGN_OR_RETURN(Value pooled, nchw({Value(plain_data)}, plain));
+  ASSIGN_OR_RETURN(Tensor out, ir::Relayout(pooled.tensor(), plain_layout, blocked));
+  return Value(out);
+}
+
 // max_pool2d (is_max) or avg_pool2d. Window (y, x) covers input rows y*sh - top + ky*dh for
 // ky in [0, kh) (likewise columns). Max takes the in-bounds taps (padding never wins). Average
 // sums the in-bounds taps and divides by the taps inside the explicitly padded input when
@@ -510,6 +531,9 @@ absl::Status CheckPoolData(const Tensor& data, const ir::Attrs& attrs) {
 Kernel MakePool2D(bool is_max) {
   return [is_max](const std::vector<Value>& args, const ir::Attrs& attrs) -> absl::StatusOr<Value> {
     ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"data"}));
+    if (attrs.GetString("layout") != "NCHW") {
+      return ViaNchw(MakePool2D(is_max), is_max ? "nn.max_pool2d" : "nn.avg_pool2d", t[0], attrs);
+    }
     const Tensor& data = t[0];
     RETURN_IF_ERROR(CheckPoolData(data, attrs));
     ASSIGN_OR_RETURN(auto pool, NormalizePair(attrs.GetInts("pool_size"), "pool_size", 1));
@@ -577,20 +601,8 @@ Kernel MakePool2D(bool is_max) {
 Kernel MakeGlobalPool2D(bool is_max) {
   return [is_max](const std::vector<Value>& args, const ir::Attrs& attrs) -> absl::StatusOr<Value> {
     ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"data"}));
-    const std::string& layout = attrs.GetString("layout");
-    if (layout != "NCHW") {
-      // Blocked: pooled as NCHW, stored back in the block.
-      ASSIGN_OR_RETURN(ir::Layout blocked, ir::Layout::Parse(layout));
-      ASSIGN_OR_RETURN(ir::Layout nchw, ir::Layout::Parse("NCHW"));
-      ASSIGN_OR_RETURN(Tensor data, ir::Relayout(t[0], blocked, nchw));
-      std::vector<std::pair<std::string, ir::AttrValue>> given = {
-          {"layout", ir::AttrValue::String("NCHW")}};
-      ASSIGN_OR_RETURN(ir::Attrs plain, ir::Attrs::Make("nn.global_avg_pool2d",
-                                                        ir::FindOp("nn.global_avg_pool2d")->attrs,
-                                                        given));
-      ASSIGN_OR_RETURN(Value pooled, MakeGlobalPool2D(is_max)({Value(data)}, plain));
-      ASSIGN_OR_RETURN(Tensor out, ir::Relayout(pooled.tensor(), nchw, blocked));
-      return Value(out);
+    if (attrs.GetString("layout") != "NCHW") {
+      return ViaNchw(MakeGlobalPool2D(is_max), "nn.global_avg_pool2d", t[0], attrs);
     }
     const Tensor& data = t[0];
     RETURN_IF_ERROR(CheckPoolData(data, attrs));

@@ -48,10 +48,6 @@ bool IsLayoutAgnostic(const ir::OpDef& op) {
   return true;
 }
 
-std::vector<std::pair<std::string, AttrValue>> Entries(const ir::Attrs& attrs) {
-  return attrs.entries();
-}
-
 class LayoutRewriter {
  public:
   explicit LayoutRewriter(const Model& model) : model_(model), params_(model.params) {}
@@ -76,8 +72,9 @@ class LayoutRewriter {
       } else if (name == "nn.bias_add") {
         Blocked v = BiasAdd(*call);
         if (v.expr != nullptr) return v;
-      } else if (name == "nn.global_avg_pool2d" || name == "nn.global_max_pool2d") {
-        Blocked v = GlobalPool(*call);
+      } else if (name == "nn.global_avg_pool2d" || name == "nn.global_max_pool2d" ||
+                 name == "nn.max_pool2d" || name == "nn.avg_pool2d") {
+        Blocked v = Pool(*call);
         if (v.expr != nullptr) return v;
       } else if (name == "concatenate") {
         Blocked v = Concatenate(*call);
@@ -176,7 +173,7 @@ class LayoutRewriter {
         ir::BlockedKernelLayout(depthwise ? 1 : in_block, out_block);
     ASSIGN_OR_RETURN(Expr relaid, Relaid(*weight, "OIHW", kernel_layout));
     std::vector<std::pair<std::string, AttrValue>> given;
-    for (const auto& [name, value] : Entries(attrs)) {
+    for (const auto& [name, value] : attrs.entries()) {
       if (name == "data_layout") {
         given.emplace_back(name, AttrValue::String(ir::BlockedDataLayout(in_block)));
       } else if (name == "kernel_layout") {
@@ -249,14 +246,16 @@ class LayoutRewriter {
     return Blocked{ir::CallNode::MakeOp(call.op(), std::move(args), call.attrs()), block};
   }
 
-  Blocked GlobalPool(const ir::CallNode& call) {
+  // A pool of a blocked tensor pools in its layout.
+  Blocked Pool(const ir::CallNode& call) {
     const Blocked& x = values_.at(call.args()[0].get());
     if (x.block == 0 || call.attrs().GetString("layout") != "NCHW") return Blocked{};
     const std::string layout = ir::BlockedDataLayout(x.block);
-    return Blocked{MakeOpCall(call.op()->name, {x.expr},
-                              {{"layout", AttrValue::String(layout)},
-                               {"out_layout", AttrValue::String(layout)}}),
-                   x.block};
+    std::vector<std::pair<std::string, AttrValue>> given = call.attrs().entries();
+    for (auto& [name, value] : given) {
+      if (name == "layout" || name == "out_layout") value = AttrValue::String(layout);
+    }
+    return Blocked{MakeOpCall(call.op()->name, {x.expr}, std::move(given)), x.block};
   }
 
   // Channels joined: blocked when every part has the same block (whole blocks join in order).
@@ -290,11 +289,7 @@ class LayoutRewriter {
 
 }  // namespace
 
-int64_t OutputChannelBlock(int64_t channels) {
-  if (channels % 16 == 0) return 16;
-  if (channels % 8 == 0) return 8;
-  return 0;
-}
+int64_t OutputChannelBlock(int64_t channels) { return channels % 16 == 0 ? 16 : 0; }
 
 absl::StatusOr<Model> AlterLayout(const Model& model) {
   if (model.module.main() == nullptr) {

@@ -49,8 +49,8 @@ def @main(%x: Tensor[(1, 3, 10, 9), float32], %w0: Tensor[(16, 3, 3, 3), float32
           %b0: Tensor[(16), float32], %wd: Tensor[(16, 1, 3, 3), float32],
           %bd: Tensor[(16), float32], %ws: Tensor[(16, 16, 1, 1), float32],
           %s: Tensor[(16, 1, 1), float32], %w1: Tensor[(16, 16, 3, 3), float32],
-          %w2: Tensor[(12, 16, 1, 1), float32], %w3: Tensor[(8, 12, 1, 1), float32],
-          %wf: Tensor[(5, 16), float32]) {
+          %w2: Tensor[(12, 16, 1, 1), float32], %w3: Tensor[(16, 12, 1, 1), float32],
+          %wf: Tensor[(5, 32), float32]) {
   %0 = nn.conv2d(%x, %w0, strides=[2, 2], padding=[1, 1, 1, 1]);
   %1 = nn.bias_add(%0, %b0);
   %2 = clip(%1, a_min=0f, a_max=6f);
@@ -69,9 +69,10 @@ def @main(%x: Tensor[(1, 3, 10, 9), float32], %w0: Tensor[(16, 3, 3, 3), float32
   %15 = nn.relu(%14);
   %16 = (%15, %15);
   %17 = concatenate(%16, axis=1);
-  %18 = nn.global_avg_pool2d(%17);
-  %19 = nn.batch_flatten(%18);
-  nn.dense(%19, %wf, units=5)
+  %18 = nn.max_pool2d(%17, pool_size=[3, 3], padding=[1, 1, 1, 1]);
+  %19 = nn.global_avg_pool2d(%18);
+  %20 = nn.batch_flatten(%19);
+  nn.dense(%20, %wf, units=5)
 })",
                                              {"w0", "b0", "wd", "bd", "ws", "s", "w1", "w2",
                                               "w3", "wf"});
@@ -83,8 +84,8 @@ def @main(%x: Tensor[(1, 3, 10, 9), float32], %w0: Tensor[(16, 3, 3, 3), float32
   EXPECT_THAT(printed, Not(HasSubstr("nn.bias_add")));
   EXPECT_THAT(printed, HasSubstr("data_layout=\"NCHW3c\", kernel_layout=\"OIHW3i16o\""));
   EXPECT_THAT(printed, HasSubstr("kernel_layout=\"OIHW1i16o\""));
-  EXPECT_THAT(printed, HasSubstr("data_layout=\"NCHW12c\", kernel_layout=\"OIHW12i8o\""));
-  EXPECT_THAT(printed, HasSubstr("layout=\"NCHW8c\", out_layout=\"NCHW8c\")"));
+  EXPECT_THAT(printed, HasSubstr("data_layout=\"NCHW12c\", kernel_layout=\"OIHW12i16o\""));
+  EXPECT_THAT(printed, HasSubstr("layout=\"NCHW16c\", out_layout=\"NCHW16c\")"));
   // Weights re-laid into new params; the originals dropped.
   EXPECT_EQ(altered.params.count("w1"), 0u);
   EXPECT_EQ(altered.params.at("w1_OIHW16i16o").shape(), (ir::Shape{1, 1, 3, 3, 16, 16}));

@@ -430,35 +430,49 @@ ComputeFn Pool2D(bool is_max) {
     const int64_t need_h = (oh - 1) * stride[0] + (pool[0] - 1) * dil[0] + 1;
     const int64_t need_w = (ow - 1) * stride[1] + (pool[1] - 1) * dil[1] + 1;
     const std::string name = BaseName(op.name);
+    // Blocked NCHW<b>c: the block is one more axis, carried through.
+    const bool blocked = ds.size() == 5;
+    Shape out_shape = {ds[0], ds[1], oh, ow};
+    std::vector<std::string> axes = {"n", "c", "h", "w"};
+    if (blocked) {
+      out_shape.push_back(ds[4]);
+      axes.push_back("cb");
+    }
     Tensor src = data;
     if (pad.top > 0 || pad.left > 0 || need_h > h || need_w > w) {
       const double fill = is_max ? LowestValue(dtype) : 0.0;
-      src = PadConstant(data, {0, 0, pad.top, pad.left}, {ds[0], ds[1], need_h, need_w},
-                        Const(dtype, fill), "pad", op.name);
+      std::vector<int64_t> before = {0, 0, pad.top, pad.left};
+      Shape padded = {ds[0], ds[1], need_h, need_w};
+      if (blocked) {
+        before.push_back(0);
+        padded.push_back(ds[4]);
+      }
+      src = PadConstant(data, before, padded, Const(dtype, fill), "pad", op.name);
     }
-    Tensor anchor = te::Compute(is_max ? name : absl::StrCat(name, "_sum"), {ds[0], ds[1], oh, ow},
-                                [&](const std::vector<PrimExpr>& i) {
-                                  IterVar ry = te::ReduceAxis(pool[0], "ry");
-                                  IterVar rx = te::ReduceAxis(pool[1], "rx");
-                                  PrimExpr v = GetAs(
-                                      acc, src,
-                                      {i[0], i[1], Add(Mul(i[2], stride[0]), Mul(ry.var, dil[0])),
-                                       Add(Mul(i[3], stride[1]), Mul(rx.var, dil[1]))});
-                                  return is_max ? te::MaxReduce(v, {ry, rx}) : te::Sum(v, {ry, rx});
-                                },
-                                op.name, op.pattern, {"n", "c", "h", "w"});
+    Tensor anchor = te::Compute(
+        is_max ? name : absl::StrCat(name, "_sum"), out_shape,
+        [&](const std::vector<PrimExpr>& i) {
+          IterVar ry = te::ReduceAxis(pool[0], "ry");
+          IterVar rx = te::ReduceAxis(pool[1], "rx");
+          std::vector<PrimExpr> at = {i[0], i[1], Add(Mul(i[2], stride[0]), Mul(ry.var, dil[0])),
+                                      Add(Mul(i[3], stride[1]), Mul(rx.var, dil[1]))};
+          if (blocked) at.push_back(i[4]);
+          PrimExpr v = GetAs(acc, src, at);
+          return is_max ? te::MaxReduce(v, {ry, rx}) : te::Sum(v, {ry, rx});
+        },
+        op.name, op.pattern, axes);
     if (is_max) return std::vector<Tensor>{CastEpilogue(anchor, dtype, op.name)};
     const int64_t lo_h = include_pad ? -pad.top : 0, hi_h = include_pad ? h + pad.bottom : h;
     const int64_t lo_w = include_pad ? -pad.left : 0, hi_w = include_pad ? w + pad.right : w;
     return std::vector<Tensor>{te::Compute(
-        name, {ds[0], ds[1], oh, ow},
+        name, out_shape,
         [&](const std::vector<PrimExpr>& i) {
           PrimExpr rows = TapCount(i[2], stride[0], pad.top, pool[0], dil[0], lo_h, hi_h);
           PrimExpr cols = TapCount(i[3], stride[1], pad.left, pool[1], dil[1], lo_w, hi_w);
           PrimExpr count = tir::Max(rows * cols, Idx(1));
           return CastTo(dtype, te::Read(anchor, i) / CastTo(acc, count));
         },
-        op.name, OpPattern::kElemWise, {"n", "c", "h", "w"})};
+        op.name, OpPattern::kElemWise, axes)};
   };
 }
 

@@ -305,13 +305,24 @@ absl::StatusOr<Type> SoftmaxRel(const std::vector<Type>& args, const Attrs& attr
   return args[0];
 }
 
+// A pool's layout: NCHW, or blocked NCHW<b>c (the output in the same layout); returns the
+// block (0 for NCHW).
+absl::StatusOr<int64_t> CheckPoolLayout(const Type& data, const Attrs& attrs) {
+  const std::string& layout = attrs.GetString("layout");
+  ASSIGN_OR_RETURN(Layout parsed, Layout::Parse(layout));
+  const int64_t block = parsed.BlockOf('C');
+  RETURN_IF_ERROR(CheckLayout("layout", layout, BlockedDataLayout(block)));
+  RETURN_IF_ERROR(CheckLayout("out_layout", attrs.GetString("out_layout"), layout, true));
+  RETURN_IF_ERROR(CheckRank(data, "data", block == 0 ? 4 : 5, layout));
+  RETURN_IF_ERROR(parsed.LogicalShape(data.shape()).status());
+  RETURN_IF_ERROR(CheckNumeric(data, "data"));
+  return block;
+}
+
 absl::StatusOr<Type> Pool2DRel(const std::vector<Type>& args, const Attrs& attrs) {
   RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
   const Type& data = args[0];
-  RETURN_IF_ERROR(CheckLayout("layout", attrs.GetString("layout"), "NCHW"));
-  RETURN_IF_ERROR(CheckLayout("out_layout", attrs.GetString("out_layout"), "NCHW", true));
-  RETURN_IF_ERROR(CheckRank(data, "data", 4, "NCHW"));
-  RETURN_IF_ERROR(CheckNumeric(data, "data"));
+  ASSIGN_OR_RETURN(int64_t block, CheckPoolLayout(data, attrs));
   ASSIGN_OR_RETURN(auto pool, NormalizePair(attrs.GetInts("pool_size"), "pool_size", 1));
   ASSIGN_OR_RETURN(auto strides, NormalizePair(attrs.GetInts("strides"), "strides", 1));
   ASSIGN_OR_RETURN(auto dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
@@ -326,21 +337,15 @@ absl::StatusOr<Type> Pool2DRel(const std::vector<Type>& args, const Attrs& attrs
         "pool_size [", pool[0], ", ", pool[1], "] (dilated ", dilation[0] * (pool[0] - 1) + 1, "x",
         dilation[1] * (pool[1] - 1) + 1, ") does not fit the padded input of 'data' ", S(data)));
   }
-  return Type::Tensor({data.shape()[0], data.shape()[1], oh, ow}, data.dtype());
+  Shape out = {data.shape()[0], data.shape()[1], oh, ow};
+  if (block != 0) out.push_back(block);
+  return Type::Tensor(std::move(out), data.dtype());
 }
 
-// NCHW, or blocked NCHW<b>c (the output in the same layout).
 absl::StatusOr<Type> GlobalPool2DRel(const std::vector<Type>& args, const Attrs& attrs) {
   RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
   const Type& data = args[0];
-  const std::string& layout = attrs.GetString("layout");
-  ASSIGN_OR_RETURN(Layout parsed, Layout::Parse(layout));
-  const int64_t block = parsed.BlockOf('C');
-  RETURN_IF_ERROR(CheckLayout("layout", layout, BlockedDataLayout(block)));
-  RETURN_IF_ERROR(CheckLayout("out_layout", attrs.GetString("out_layout"), layout, true));
-  RETURN_IF_ERROR(CheckRank(data, "data", block == 0 ? 4 : 5, layout));
-  RETURN_IF_ERROR(parsed.LogicalShape(data.shape()).status());
-  RETURN_IF_ERROR(CheckNumeric(data, "data"));
+  RETURN_IF_ERROR(CheckPoolLayout(data, attrs).status());
   Shape out = data.shape();
   out[2] = out[3] = 1;
   return Type::Tensor(std::move(out), data.dtype());
