@@ -361,6 +361,7 @@ class DefaultStrategy {
   // its loops, or (with none) the plain injective schedule.
   absl::Status ScheduleOutput(Stage* o, std::set<const Stage*>* done) {
     std::vector<Stage*> attach = Attachable(o);
+    if (attach.empty() && IsChannelBlockTransform(*o)) return ScheduleChannelBlockTransform(o);
     if (attach.empty()) return ScheduleInjective(o, target_);
     if (attach.size() == 1 && IsBlockedConv2D(*attach[0]) && o->num_axes() == 5 &&
         o->op()->shape() == attach[0]->op()->shape()) {
@@ -512,6 +513,59 @@ class DefaultStrategy {
     RETURN_IF_ERROR(conv->Unroll(conv->axis(2)));
     RETURN_IF_ERROR(conv->Unroll(conv->axis(1)));
     return conv->Vectorize(conv->axis(3));
+  }
+
+  // A layout_transform kernel between NCHW and NCHW<b>c alone (its input a kernel argument),
+  // with b and the map's h*w whole vectors.
+  bool IsChannelBlockTransform(const Stage& o) const {
+    if (o.op()->tag() != "layout_transform" || o.op()->inputs().size() != 1) return false;
+    const te::Tensor& in = o.op()->inputs()[0];
+    if (in->kind() != te::OperationNode::Kind::kPlaceholder) return false;
+    const auto& blocked = o.num_axes() == 5 ? o.op()->shape() : in->shape();
+    const auto& plain = o.num_axes() == 5 ? in->shape() : o.op()->shape();
+    const int64_t lanes = Lanes(o, target_);
+    return blocked.size() == 5 && plain.size() == 4 && blocked[1] * blocked[4] == plain[1] &&
+           blocked[4] % lanes == 0 && (plain[2] * plain[3]) % lanes == 0 &&
+           o.op()->dtype() == ir::DType::kFloat32;
+  }
+
+  // Note on channel-block transforms. NCHW16c -> NCHW reads a pixel's 16 channels contiguously
+  // and writes each to a different plane: lane by lane, one element a cycle. Taken as tiles of
+  // (16 channels) x (a strip of h*w), it is a transposing copy, which code generation runs as
+  // register transposes (llvm_transpose.cc): contiguous loads, shuffles, contiguous stores.
+  //
+  //   NCHW<b>c -> NCHW:  for n.co.hw.o parallel:  for ci:  for hw.i vectorized:  out = in
+  //   NCHW -> NCHW<b>c:  for n.co.hw.o parallel:  for hw.i:  for ci vectorized:  out = in
+  absl::Status ScheduleChannelBlockTransform(Stage* o) {
+    const int64_t lanes = Lanes(*o, target_);
+    const bool to_blocked = o->num_axes() == 5;
+    const int64_t hw_extent = o->extent(o->axis(2)) * o->extent(o->axis(3));
+    // Strips of h*w: a divisor of it that is a whole number of vectors, up to 256 elements.
+    int64_t strip = lanes;
+    for (int64_t t = 256 / lanes * lanes; t >= lanes; t -= lanes) {
+      if (hw_extent % t == 0) {
+        strip = t;
+        break;
+      }
+    }
+    ASSIGN_OR_RETURN(Loop hw, o->Fuse(o->axis(2), o->axis(3)));
+    ASSIGN_OR_RETURN(auto s, o->Split(hw, strip));
+    Loop n = o->axis(0), co, ci;
+    if (to_blocked) {
+      co = o->axis(1);
+      ci = o->axis(4);
+      RETURN_IF_ERROR(o->Reorder({n, co, s.first, s.second, ci}));
+    } else {
+      const int64_t block = o->op()->inputs()[0]->shape()[4];
+      ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), block));
+      co = c.first;
+      ci = c.second;
+      RETURN_IF_ERROR(o->Reorder({n, co, s.first, ci, s.second}));
+    }
+    ASSIGN_OR_RETURN(Loop nc, o->Fuse(n, co));
+    ASSIGN_OR_RETURN(Loop ncs, o->Fuse(nc, s.first));
+    RETURN_IF_ERROR(o->Parallel(ncs));
+    return o->Vectorize(to_blocked ? ci : s.second);
   }
 
   // Note on the blocked conv (nn.contrib_conv2d_NCHWc, passes/alter_layout.h). The output
@@ -865,18 +919,18 @@ class DefaultStrategy {
   int DeepestDependentLeaf(const Stage& o, const std::map<int, std::set<int>>& axes_of,
                            const PrimExpr& body, const te::OperationNode* r) {
     const std::set<int> deps = DependentAxes(o, body, r);
+    // The vector loop itself does not count: r is computed for all its lanes at once. (A read
+    // that varies only along it, a blocked conv's [n, c, 1, 1, cb] scale under a [n, c, h, w, cb]
+    // epilogue, is computed once per c, not once per pixel.)
     int pos = -1;
     const auto& leaves = o.leaf_loops();
     for (size_t q = 0; q < leaves.size(); ++q) {
+      if (o.info(leaves[q]).annotation == LoopAnnotation::kVectorize) continue;
       auto it = axes_of.find(leaves[q].id);
       if (it == axes_of.end()) continue;
       for (int d : it->second) {
         if (deps.count(d) != 0) pos = static_cast<int>(q);
       }
-    }
-    if (pos >= 0 &&
-        o.info(leaves[static_cast<size_t>(pos)]).annotation == LoopAnnotation::kVectorize) {
-      --pos;
     }
     return pos;
   }
