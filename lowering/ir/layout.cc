@@ -71,9 +71,8 @@ int64_t Layout::BlockOf(char name) const {
 absl::StatusOr<Shape> Layout::StoredShape(const Shape& logical) const {
   const std::string primal = Primal();
   if (logical.size() != primal.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("layout \"", text_, "\" is for ",
-                                                   primal.size(), "-D tensors, got ",
-                                                   ShapeToString(logical)));
+    return absl::InvalidArgumentError(absl::StrCat("layout \"", text_, "\" is for ", primal.size(),
+                                                   "-D tensors, got ", ShapeToString(logical)));
   }
   Shape stored;
   for (const Axis& a : axes_) {
@@ -84,10 +83,9 @@ absl::StatusOr<Shape> Layout::StoredShape(const Shape& logical) const {
     }
     const int64_t block = BlockOf(a.name);
     if (block != 0 && extent % block != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("layout \"", text_, "\": block ", block,
-                                                     " does not divide axis '",
-                                                     std::string(1, a.name), "' of ",
-                                                     ShapeToString(logical)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("layout \"", text_, "\": block ", block, " does not divide axis '",
+                       std::string(1, a.name), "' of ", ShapeToString(logical)));
     }
     stored.push_back(block == 0 ? extent : extent / block);
   }
@@ -96,9 +94,8 @@ absl::StatusOr<Shape> Layout::StoredShape(const Shape& logical) const {
 
 absl::StatusOr<Shape> Layout::LogicalShape(const Shape& stored) const {
   if (stored.size() != axes_.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("layout \"", text_, "\" is for ",
-                                                   axes_.size(), "-D tensors, got ",
-                                                   ShapeToString(stored)));
+    return absl::InvalidArgumentError(absl::StrCat("layout \"", text_, "\" is for ", axes_.size(),
+                                                   "-D tensors, got ", ShapeToString(stored)));
   }
   Shape logical;
   for (size_t i = 0; i < axes_.size(); ++i) {
@@ -118,8 +115,8 @@ absl::StatusOr<Shape> Layout::LogicalShape(const Shape& stored) const {
 
 absl::StatusOr<Tensor> Relayout(const Tensor& in, const Layout& src, const Layout& dst) {
   if (src.Primal() != dst.Primal()) {
-    return absl::InvalidArgumentError(absl::StrCat("layouts \"", src.text(), "\" and \"",
-                                                   dst.text(), "\" order different axes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("layouts \"", src.text(), "\" and \"", dst.text(), "\" order different axes"));
   }
   ASSIGN_OR_RETURN(Shape logical_shape, src.LogicalShape(in.shape()));
   ASSIGN_OR_RETURN(Shape out_shape, dst.StoredShape(logical_shape));

@@ -115,8 +115,9 @@ class LayoutRewriter {
   }
 
   static Expr Transform(const Expr& x, const std::string& src, const std::string& dst) {
-    return MakeOpCall("layout_transform", {x}, {{"src_layout", AttrValue::String(src)},
-                                                {"dst_layout", AttrValue::String(dst)}});
+    return MakeOpCall(
+        "layout_transform", {x},
+        {{"src_layout", AttrValue::String(src)}, {"dst_layout", AttrValue::String(dst)}});
   }
 
   // A weight of the model stored in another layout: a new param (once per weight and layout).
@@ -169,8 +170,7 @@ class LayoutRewriter {
     } else {
       in_block = OutputChannelBlock(c) != 0 ? OutputChannelBlock(c) : InputChannelBlock(c);
     }
-    const std::string kernel_layout =
-        ir::BlockedKernelLayout(depthwise ? 1 : in_block, out_block);
+    const std::string kernel_layout = ir::BlockedKernelLayout(depthwise ? 1 : in_block, out_block);
     ASSIGN_OR_RETURN(Expr relaid, Relaid(*weight, "OIHW", kernel_layout));
     std::vector<std::pair<std::string, AttrValue>> given;
     for (const auto& [name, value] : attrs.entries()) {

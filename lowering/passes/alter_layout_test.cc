@@ -44,7 +44,8 @@ void ExpectSameOutputs(const Model& before, const Model& after) {
 // the concat stay blocked; layouts change only at the image, around the 12-channel tensor, at the
 // scale weight and at the head; the values are the same.
 TEST(AlterLayoutTest, BlocksConvNetsAndConvertsOnlyAtTheEdges) {
-  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
+  const Model model =
+      testing::ModelFromText(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(1, 3, 10, 9), float32], %w0: Tensor[(16, 3, 3, 3), float32],
           %b0: Tensor[(16), float32], %wd: Tensor[(16, 1, 3, 3), float32],
           %bd: Tensor[(16), float32], %ws: Tensor[(16, 16, 1, 1), float32],
@@ -74,8 +75,7 @@ def @main(%x: Tensor[(1, 3, 10, 9), float32], %w0: Tensor[(16, 3, 3, 3), float32
   %20 = nn.batch_flatten(%19);
   nn.dense(%20, %wf, units=5)
 })",
-                                             {"w0", "b0", "wd", "bd", "ws", "s", "w1", "w2",
-                                              "w3", "wf"});
+                             {"w0", "b0", "wd", "bd", "ws", "s", "w1", "w2", "w3", "wf"});
   const Model altered = Altered(model);
   const std::string printed = ir::PrintModule(altered.module);
   EXPECT_EQ(Count(printed, "nn.contrib_conv2d_NCHWc("), 5) << printed;

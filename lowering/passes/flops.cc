@@ -16,10 +16,19 @@ int64_t Elements(const ir::Type& t) {
 }
 
 bool IsDataMovement(const std::string& op) {
-  static const std::set<std::string> kMoves = {
-      "reshape", "nn.batch_flatten", "transpose", "concatenate", "split",        "strided_slice",
-      "squeeze", "expand_dims",      "take",      "nn.pad",      "broadcast_to", "cast",
-      "layout_transform"};
+  static const std::set<std::string> kMoves = {"reshape",
+                                               "nn.batch_flatten",
+                                               "transpose",
+                                               "concatenate",
+                                               "split",
+                                               "strided_slice",
+                                               "squeeze",
+                                               "expand_dims",
+                                               "take",
+                                               "nn.pad",
+                                               "broadcast_to",
+                                               "cast",
+                                               "layout_transform"};
   return kMoves.count(op) > 0;
 }
 

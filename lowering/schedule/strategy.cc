@@ -602,7 +602,8 @@ class DefaultStrategy {
     }
     owb = std::min(owb, std::max<int64_t>(1, budget / vectors));
     const int64_t cob =
-        depthwise ? 1 : DivisorAtMost(channels, std::clamp<int64_t>(budget / (owb * vectors), 1, 4));
+        depthwise ? 1
+                  : DivisorAtMost(channels, std::clamp<int64_t>(budget / (owb * vectors), 1, 4));
     Loop n = o->axis(0), h = o->axis(2), cb = o->axis(4);
     ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), cob));
     ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), owb, TailStrategy::kShiftInwards));

@@ -170,10 +170,10 @@ Result Conv2D(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Ten
 Result Conv2DNCHWc(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tensor>& in) {
   const Tensor& data = in[0];
   const Tensor& weight = in[1];
-  ASSIGN_OR_RETURN(ir::ops::BlockedConv shape,
-                   ir::ops::CheckBlockedConv(ir::Type::Tensor(data->shape(), data->dtype()),
-                                             ir::Type::Tensor(weight->shape(), weight->dtype()),
-                                             attrs));
+  ASSIGN_OR_RETURN(
+      ir::ops::BlockedConv shape,
+      ir::ops::CheckBlockedConv(ir::Type::Tensor(data->shape(), data->dtype()),
+                                ir::Type::Tensor(weight->shape(), weight->dtype()), attrs));
   ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
   ASSIGN_OR_RETURN(auto stride, NormalizePair(attrs.GetInts("strides"), "strides", 1));
   ASSIGN_OR_RETURN(auto dil, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
@@ -193,25 +193,25 @@ Result Conv2DNCHWc(const ir::OpDef& op, const ir::Attrs& attrs, const std::vecto
   }
   const DType acc = AccType(data->dtype(), out_dtype);
   const bool depthwise = shape.groups > 1;
-  Tensor conv = te::Compute(
-      "conv2d_NCHWc", {ds[0], ws[0], oh, ow, shape.out_block},
-      [&](const std::vector<PrimExpr>& i) {
-        IterVar ry = te::ReduceAxis(kh, "ry");
-        IterVar rx = te::ReduceAxis(kw, "rx");
-        PrimExpr y = Add(Mul(i[2], stride[0]), Mul(ry.var, dil[0]));
-        PrimExpr x = Add(Mul(i[3], stride[1]), Mul(rx.var, dil[1]));
-        if (depthwise) {
-          PrimExpr v = GetAs(acc, src, {i[0], i[1], y, x, i[4]});
-          PrimExpr w = GetAs(acc, weight, {i[1], Idx(0), ry.var, rx.var, Idx(0), i[4]});
-          return te::Sum(v * w, {ry, rx});
-        }
-        IterVar rc = te::ReduceAxis(ws[1], "rc");
-        IterVar rb = te::ReduceAxis(shape.in_block, "rb");
-        PrimExpr v = GetAs(acc, src, {i[0], rc.var, y, x, rb.var});
-        PrimExpr w = GetAs(acc, weight, {i[1], rc.var, ry.var, rx.var, rb.var, i[4]});
-        return te::Sum(v * w, {rc, ry, rx, rb});
-      },
-      op.name, op.pattern, {"n", "c", "h", "w", "cb"});
+  Tensor conv =
+      te::Compute("conv2d_NCHWc", {ds[0], ws[0], oh, ow, shape.out_block},
+                  [&](const std::vector<PrimExpr>& i) {
+                    IterVar ry = te::ReduceAxis(kh, "ry");
+                    IterVar rx = te::ReduceAxis(kw, "rx");
+                    PrimExpr y = Add(Mul(i[2], stride[0]), Mul(ry.var, dil[0]));
+                    PrimExpr x = Add(Mul(i[3], stride[1]), Mul(rx.var, dil[1]));
+                    if (depthwise) {
+                      PrimExpr v = GetAs(acc, src, {i[0], i[1], y, x, i[4]});
+                      PrimExpr w = GetAs(acc, weight, {i[1], Idx(0), ry.var, rx.var, Idx(0), i[4]});
+                      return te::Sum(v * w, {ry, rx});
+                    }
+                    IterVar rc = te::ReduceAxis(ws[1], "rc");
+                    IterVar rb = te::ReduceAxis(shape.in_block, "rb");
+                    PrimExpr v = GetAs(acc, src, {i[0], rc.var, y, x, rb.var});
+                    PrimExpr w = GetAs(acc, weight, {i[1], rc.var, ry.var, rx.var, rb.var, i[4]});
+                    return te::Sum(v * w, {rc, ry, rx, rb});
+                  },
+                  op.name, op.pattern, {"n", "c", "h", "w", "cb"});
   if (conv->dtype() != out_dtype)
     return std::vector<Tensor>{CastEpilogue(conv, out_dtype, op.name)};
   return std::vector<Tensor>{te::Compute(

@@ -127,9 +127,9 @@ absl::StatusOr<Type> Conv2DNCHWcRel(const std::vector<Type>& args, const Attrs& 
   const int64_t oh = ConvOutputSize(x[2], pad.top, pad.bottom, w[2], strides[0], dilation[0]);
   const int64_t ow = ConvOutputSize(x[3], pad.left, pad.right, w[3], strides[1], dilation[1]);
   if (oh <= 0 || ow <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the kernel ", w[2], "x", w[3], " of 'weight' ", S(args[1]),
-        " does not fit the padded input of 'data' ", S(data)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the kernel ", w[2], "x", w[3], " of 'weight' ", S(args[1]),
+                     " does not fit the padded input of 'data' ", S(data)));
   }
   return Type::Tensor({x[0], w[0] / conv.out_block, oh, ow, conv.out_block}, out_dtype);
 }

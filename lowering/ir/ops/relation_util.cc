@@ -453,12 +453,12 @@ absl::StatusOr<BlockedConv> CheckBlockedConv(const Type& data, const Type& weigh
   ASSIGN_OR_RETURN(Layout ol,
                    Layout::Parse(out_text.empty() ? BlockedDataLayout(kl.BlockOf('O')) : out_text));
   if (dl.text() != BlockedDataLayout(dl.BlockOf('C')) || dl.BlockOf('C') == 0 ||
-      kl.text() != BlockedKernelLayout(kl.BlockOf('I'), kl.BlockOf('O')) ||
-      kl.BlockOf('I') == 0 || ol.text() != BlockedDataLayout(ol.BlockOf('C')) ||
-      ol.BlockOf('C') != kl.BlockOf('O') || kl.BlockOf('I') == 0) {
-    return absl::UnimplementedError(absl::StrCat(
-        "layouts data \"", dl.text(), "\", kernel \"", kl.text(), "\", out \"", ol.text(),
-        "\" are not supported (NCHW<i>c, OIHW<i>i<o>o, NCHW<o>c)"));
+      kl.text() != BlockedKernelLayout(kl.BlockOf('I'), kl.BlockOf('O')) || kl.BlockOf('I') == 0 ||
+      ol.text() != BlockedDataLayout(ol.BlockOf('C')) || ol.BlockOf('C') != kl.BlockOf('O') ||
+      kl.BlockOf('I') == 0) {
+    return absl::UnimplementedError(
+        absl::StrCat("layouts data \"", dl.text(), "\", kernel \"", kl.text(), "\", out \"",
+                     ol.text(), "\" are not supported (NCHW<i>c, OIHW<i>i<o>o, NCHW<o>c)"));
   }
   BlockedConv conv;
   ASSIGN_OR_RETURN(conv.data, dl.LogicalShape(data.shape()));

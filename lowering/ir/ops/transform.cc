@@ -21,8 +21,8 @@ absl::StatusOr<Type> LayoutTransformRel(const std::vector<Type>& args, const Att
   ASSIGN_OR_RETURN(Layout src, Layout::Parse(attrs.GetString("src_layout")));
   ASSIGN_OR_RETURN(Layout dst, Layout::Parse(attrs.GetString("dst_layout")));
   if (src.Primal() != dst.Primal()) {
-    return absl::InvalidArgumentError(absl::StrCat("layouts \"", src.text(), "\" and \"",
-                                                   dst.text(), "\" order different axes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("layouts \"", src.text(), "\" and \"", dst.text(), "\" order different axes"));
   }
   ASSIGN_OR_RETURN(Shape logical, src.LogicalShape(args[0].shape()));
   ASSIGN_OR_RETURN(Shape out, dst.StoredShape(logical));
