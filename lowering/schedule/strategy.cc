@@ -582,7 +582,7 @@ class DefaultStrategy {
   //
   // Channel blocks outside rows: a block's weights (cob x C x kh x kw x 16) stay in cache
   // while its rows stream through. A depthwise conv (one input channel per output channel)
-  // tiles owb pixels x 1 block, its padded input plane computed per channel block, in cache.
+  // tiles owb pixels x 1 block, in bands of rows that pad their own input rows, in cache.
   absl::Status ScheduleBlockedConv(Stage* o, Stage* conv) {
     const int64_t lanes = Lanes(*o, target_);
     const int64_t channels = o->extent(o->axis(1));
@@ -604,13 +604,25 @@ class DefaultStrategy {
     const int64_t cob =
         depthwise ? 1
                   : DivisorAtMost(channels, std::clamp<int64_t>(budget / (owb * vectors), 1, 4));
-    Loop n = o->axis(0), h = o->axis(2), cb = o->axis(4);
+    Loop n = o->axis(0), cb = o->axis(4);
     ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), cob));
+    // Depthwise, or one tile of channels (an image's first conv): bands of rows, each padding
+    // the input rows it reads (PadBandAt) while they are in cache. Such a conv reads each input
+    // once, so padding the whole input first would double its memory traffic. Bands of up to 8
+    // rows, at least 16 bands in all.
+    const int64_t height = o->extent(o->axis(2));
+    const int64_t blocks = o->extent(c.first) * o->extent(n);
+    const bool bands = depthwise || o->extent(c.first) == 1;
+    const int64_t hb =
+        bands ? DivisorAtMost(height, std::clamp<int64_t>(blocks * height / 16, 1, 8)) : 1;
+    ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), hb));
     ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), owb, TailStrategy::kShiftInwards));
-    RETURN_IF_ERROR(o->Reorder({n, c.first, h, w.first, c.second, w.second, cb}));
+    RETURN_IF_ERROR(
+        o->Reorder({n, c.first, h.first, h.second, w.first, c.second, w.second, cb}));
     ASSIGN_OR_RETURN(Loop nc, o->Fuse(n, c.first));
-    ASSIGN_OR_RETURN(Loop nch, o->Fuse(nc, h));
+    ASSIGN_OR_RETURN(Loop nch, o->Fuse(nc, h.first));
     RETURN_IF_ERROR(o->Parallel(nch));
+    if (bands) RETURN_IF_ERROR(PadBandAt(o, nch, conv));
     RETURN_IF_ERROR(o->Unroll(c.second));
     RETURN_IF_ERROR(o->Unroll(w.second));
     RETURN_IF_ERROR(o->Vectorize(cb));
