@@ -78,8 +78,12 @@ class ThreadPool {
   int num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
 
   // Runs body(begin, end, closure) over ChunkRange(n, c, k) for k in [0, c), c = NumChunks(n,
-  // num_threads()), each chunk once, and returns when all are done. The caller and the workers
-  // take chunks in order from a shared counter. Serial (one call body(0, n)) when n is 1, the
+  // num_threads()), each chunk once, and returns when all are done. Each thread (the caller is
+  // thread 0, worker w thread w + 1) owns a contiguous home range of chunks,
+  // ChunkRange(c, threads, t), and takes its own chunks in order first, then the chunks left in
+  // the others' ranges: consecutive loops over the same data give each thread the same part
+  // (which is in its cache: a layer reads what the layer before wrote), and a thread slowed by
+  // another process still gets its chunks taken by the others. Serial (one call body(0, n)) when n is 1, the
   // pool has one thread, the pool is busy with another thread's loop, or the caller is itself
   // inside a loop (nested). n <= 0: no call.
   void ParallelFor(int64_t n, RelayParallelBody body, void* closure);
@@ -95,8 +99,8 @@ class ThreadPool {
   void Start(int num_threads);
   void Stop();
   static void* WorkerMain(void* arg);
-  // Takes and runs chunks of the current loop until none is left.
-  void RunChunks();
+  // Takes and runs chunks of the current loop until none is left, thread `self`'s own first.
+  void RunChunks(int self);
   void WakeCaller();
 
   std::atomic<int> num_threads_{1};
@@ -111,7 +115,13 @@ class ThreadPool {
   int64_t loop_chunks_ = 0;
   RelayParallelBody loop_body_ = nullptr;
   void* loop_closure_ = nullptr;
-  alignas(64) std::atomic<int64_t> next_chunk_{0};
+  int loop_threads_ = 1;
+  // Per thread: the next chunk of its home range and the range's end.
+  struct alignas(64) Home {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+  std::unique_ptr<Home[]> homes_ = std::make_unique<Home[]>(kMaxThreads);
   // Workers of the current loop that have not yet run out of chunks.
   alignas(64) std::atomic<int> pending_{0};
   std::atomic<bool> caller_sleeping_{false};

@@ -534,8 +534,8 @@ class DefaultStrategy {
   // (16 channels) x (a strip of h*w), it is a transposing copy, which code generation runs as
   // register transposes (llvm_transpose.cc): contiguous loads, shuffles, contiguous stores.
   //
-  //   NCHW<b>c -> NCHW:  for n.co.hw.o parallel:  for ci:  for hw.i vectorized:  out = in
-  //   NCHW -> NCHW<b>c:  for n.co.hw.o parallel:  for hw.i:  for ci vectorized:  out = in
+  //   NCHW<b>c -> NCHW:  for n.hw.o.co parallel:  for ci:  for hw.i vectorized:  out = in
+  //   NCHW -> NCHW<b>c:  for n.hw.o.co parallel:  for hw.i:  for ci vectorized:  out = in
   absl::Status ScheduleChannelBlockTransform(Stage* o) {
     const int64_t lanes = Lanes(*o, target_);
     const bool to_blocked = o->num_axes() == 5;
@@ -550,21 +550,24 @@ class DefaultStrategy {
     }
     ASSIGN_OR_RETURN(Loop hw, o->Fuse(o->axis(2), o->axis(3)));
     ASSIGN_OR_RETURN(auto s, o->Split(hw, strip));
+    // Strips outside channel blocks: the threads split the map by pixels, as the convs around
+    // them split it by rows, so each reads what it wrote (a split by channels made the
+    // transforms in MobileNetV2 slower with 2 threads than with 1).
     Loop n = o->axis(0), co, ci;
     if (to_blocked) {
       co = o->axis(1);
       ci = o->axis(4);
-      RETURN_IF_ERROR(o->Reorder({n, co, s.first, s.second, ci}));
+      RETURN_IF_ERROR(o->Reorder({n, s.first, co, s.second, ci}));
     } else {
       const int64_t block = o->op()->inputs()[0]->shape()[4];
       ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), block));
       co = c.first;
       ci = c.second;
-      RETURN_IF_ERROR(o->Reorder({n, co, s.first, ci, s.second}));
+      RETURN_IF_ERROR(o->Reorder({n, s.first, co, ci, s.second}));
     }
-    ASSIGN_OR_RETURN(Loop nc, o->Fuse(n, co));
-    ASSIGN_OR_RETURN(Loop ncs, o->Fuse(nc, s.first));
-    RETURN_IF_ERROR(o->Parallel(ncs));
+    ASSIGN_OR_RETURN(Loop ns, o->Fuse(n, s.first));
+    ASSIGN_OR_RETURN(Loop nsc, o->Fuse(ns, co));
+    RETURN_IF_ERROR(o->Parallel(nsc));
     return o->Vectorize(to_blocked ? ci : s.second);
   }
 
@@ -617,10 +620,28 @@ class DefaultStrategy {
         bands ? DivisorAtMost(height, std::clamp<int64_t>(blocks * height / 16, 1, 8)) : 1;
     ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), hb));
     ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), owb, TailStrategy::kShiftInwards));
-    RETURN_IF_ERROR(
-        o->Reorder({n, c.first, h.first, h.second, w.first, c.second, w.second, cb}));
-    ASSIGN_OR_RETURN(Loop nc, o->Fuse(n, c.first));
-    ASSIGN_OR_RETURN(Loop nch, o->Fuse(nc, h.first));
+    // Which of rows and channel blocks is outer, and so split among the threads: rows when
+    // the weights are no larger than the input (each thread then reads the rows of the input
+    // that it, splitting the layer before by rows too, most likely wrote, and every block's
+    // weights from a shared cache); channel blocks when the weights are larger (ResNet's
+    // 512-channel 3x3 convs on 7x7 maps: 9 MB of weights, streamed once instead of per row).
+    const te::Tensor& data = conv->op()->inputs()[0];
+    const te::Tensor& weight = conv->op()->inputs()[1];
+    auto elements = [](const ir::Shape& shape) {
+      int64_t n = 1;
+      for (int64_t d : shape) n *= d;
+      return n;
+    };
+    const bool rows_outer = elements(weight->shape()) <= elements(data->shape());
+    if (rows_outer) {
+      RETURN_IF_ERROR(
+          o->Reorder({n, h.first, c.first, h.second, w.first, c.second, w.second, cb}));
+    } else {
+      RETURN_IF_ERROR(
+          o->Reorder({n, c.first, h.first, h.second, w.first, c.second, w.second, cb}));
+    }
+    ASSIGN_OR_RETURN(Loop outer, o->Fuse(n, rows_outer ? h.first : c.first));
+    ASSIGN_OR_RETURN(Loop nch, o->Fuse(outer, rows_outer ? c.first : h.first));
     RETURN_IF_ERROR(o->Parallel(nch));
     if (bands) RETURN_IF_ERROR(PadBandAt(o, nch, conv));
     RETURN_IF_ERROR(o->Unroll(c.second));
