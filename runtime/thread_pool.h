@@ -83,9 +83,9 @@ class ThreadPool {
   // ChunkRange(c, threads, t), and takes its own chunks in order first, then the chunks left in
   // the others' ranges: consecutive loops over the same data give each thread the same part
   // (which is in its cache: a layer reads what the layer before wrote), and a thread slowed by
-  // another process still gets its chunks taken by the others. Serial (one call body(0, n)) when n is 1, the
-  // pool has one thread, the pool is busy with another thread's loop, or the caller is itself
-  // inside a loop (nested). n <= 0: no call.
+  // another process still gets its chunks taken by the others. Serial (one call body(0, n)) when n
+  // is 1, the pool has one thread, the pool is busy with another thread's loop, or the caller is
+  // itself inside a loop (nested). n <= 0: no call.
   void ParallelFor(int64_t n, RelayParallelBody body, void* closure);
 
   // Stops the workers and starts num_threads - 1 new ones (clamped as in the constructor).

@@ -24,14 +24,6 @@ struct Blocked {
   int64_t block = 0;
 };
 
-// The largest divisor of `c` that is at most 16: an input block for any channel count.
-int64_t InputChannelBlock(int64_t c) {
-  for (int64_t b = 16; b > 1; --b) {
-    if (c % b == 0) return b;
-  }
-  return 1;
-}
-
 bool IsFloat32Rank4(const ir::Type& t) {
   return t.is_tensor() && t.ndim() == 4 && t.dtype() == ir::DType::kFloat32;
 }
@@ -167,10 +159,11 @@ class LayoutRewriter {
       in_block = out_block;
     } else if (in.block != 0) {
       in_block = in.block;
-    } else {
-      in_block = OutputChannelBlock(c) != 0 ? OutputChannelBlock(c) : InputChannelBlock(c);
     }
-    const std::string kernel_layout = ir::BlockedKernelLayout(depthwise ? 1 : in_block, out_block);
+    // in_block 0: NCHW data read as it is (an image, a 24-channel map), one channel per step:
+    // no layout change of its own.
+    const std::string kernel_layout =
+        ir::BlockedKernelLayout(depthwise || in_block == 0 ? 1 : in_block, out_block);
     ASSIGN_OR_RETURN(Expr relaid, Relaid(*weight, "OIHW", kernel_layout));
     std::vector<std::pair<std::string, AttrValue>> given;
     for (const auto& [name, value] : attrs.entries()) {
@@ -184,8 +177,8 @@ class LayoutRewriter {
         given.emplace_back(name, value);
       }
     }
-    return Blocked{MakeOpCall("nn.contrib_conv2d_NCHWc",
-                              {InBlock(call.args()[0], in_block), relaid}, std::move(given)),
+    Expr data = in_block == 0 ? Plain(call.args()[0]) : InBlock(call.args()[0], in_block);
+    return Blocked{MakeOpCall("nn.contrib_conv2d_NCHWc", {data, relaid}, std::move(given)),
                    out_block};
   }
 

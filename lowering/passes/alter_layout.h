@@ -9,11 +9,12 @@
 // map size and stride, and the result is stored as whole aligned vectors. So:
 //
 //   - every nn.conv2d (float32, groups 1 or depthwise) whose output channels are a multiple of
-//     16 becomes nn.contrib_conv2d_NCHWc: output block 16, input block the producer's, else 16
-//     or the largest divisor of the channels up to 16 (3 for an image, 12 for 24 channels);
-//     its weights are re-laid once, here, into new params (OIHW<i>i<o>o). (A block of 8 would
-//     run half-width vectors under AVX-512, slower than the NCHW schedules: measured on the
-//     detector's 96 -> 24 3x3 convs, 36 % of peak against 71 %.);
+//     16 becomes nn.contrib_conv2d_NCHWc with output block 16, reading its input in the block
+//     its producer wrote, or in plain NCHW (an image, a map of 24 channels: one channel per
+//     step of the inner loop, and no layout change of its own); its weights are re-laid once,
+//     here, into new params (OIHW16i16o, OIHW1i16o). (A block of 8 would run half-width
+//     vectors under AVX-512, slower than the NCHW schedules: measured on the detector's
+//     96 -> 24 3x3 convs, 36 % of peak against 71 %.);
 //   - bias_add becomes an add of the bias stored as [1, C/b, 1, 1, b]; elementwise and
 //     broadcasting ops take blocked operands as they are and convert the others (a [1, C, 1, 1]
 //     scale, a residual), so a conv's epilogue stays in its kernel;

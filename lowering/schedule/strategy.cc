@@ -632,13 +632,11 @@ class DefaultStrategy {
       for (int64_t d : shape) n *= d;
       return n;
     };
-    const bool rows_outer = elements(weight->shape()) <= elements(data->shape());
+    const bool rows_outer = elements(weight->shape()) <= 4 * elements(data->shape());
     if (rows_outer) {
-      RETURN_IF_ERROR(
-          o->Reorder({n, h.first, c.first, h.second, w.first, c.second, w.second, cb}));
+      RETURN_IF_ERROR(o->Reorder({n, h.first, c.first, h.second, w.first, c.second, w.second, cb}));
     } else {
-      RETURN_IF_ERROR(
-          o->Reorder({n, c.first, h.first, h.second, w.first, c.second, w.second, cb}));
+      RETURN_IF_ERROR(o->Reorder({n, c.first, h.first, h.second, w.first, c.second, w.second, cb}));
     }
     ASSIGN_OR_RETURN(Loop outer, o->Fuse(n, rows_outer ? h.first : c.first));
     ASSIGN_OR_RETURN(Loop nch, o->Fuse(outer, rows_outer ? c.first : h.first));

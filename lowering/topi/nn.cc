@@ -158,8 +158,8 @@ Result Conv2D(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Ten
       OpPattern::kElemWise)};
 }
 
-// nn.contrib_conv2d_NCHWc (lowering/ir/ops/nn.cc): pad, then with blocks bi (input channels)
-// and bo (output channels)
+// nn.contrib_conv2d_NCHWc (lowering/ir/ops/nn.cc): pad, then with blocks bi (input channels;
+// plain NCHW data is read as pad[n, ic, y, x], bi = 1) and bo (output channels)
 //   conv2d_NCHWc[n, oc, h, w, ob] = sum(pad[n, ic, h*sh + ry*dh, w*sw + rx*dw, ib] *
 //                                        weight[oc, ic, ry, rx, ib, ob])
 // over ic, ry, rx, ib (in that order: a block's input channels innermost, each a broadcast
@@ -184,12 +184,17 @@ Result Conv2DNCHWc(const ir::OpDef& op, const ir::Attrs& attrs, const std::vecto
   const int64_t kh = ws[2], kw = ws[3];
   const int64_t oh = ir::ops::ConvOutputSize(ds[2], pad.top, pad.bottom, kh, stride[0], dil[0]);
   const int64_t ow = ir::ops::ConvOutputSize(ds[3], pad.left, pad.right, kw, stride[1], dil[1]);
+  // Plain NCHW data (input block 0) is read as it is, one channel per step of the block loop.
+  const bool plain = ds.size() == 4;
   Tensor src = data;
   if (pad.top + pad.left + pad.bottom + pad.right > 0) {
-    src = PadConstant(
-        data, {0, 0, pad.top, pad.left, 0},
-        {ds[0], ds[1], ds[2] + pad.top + pad.bottom, ds[3] + pad.left + pad.right, ds[4]},
-        Const(data->dtype(), 0), "pad", op.name);
+    std::vector<int64_t> before = {0, 0, pad.top, pad.left};
+    Shape padded = {ds[0], ds[1], ds[2] + pad.top + pad.bottom, ds[3] + pad.left + pad.right};
+    if (!plain) {
+      before.push_back(0);
+      padded.push_back(ds[4]);
+    }
+    src = PadConstant(data, before, padded, Const(data->dtype(), 0), "pad", op.name);
   }
   const DType acc = AccType(data->dtype(), out_dtype);
   const bool depthwise = shape.groups > 1;
@@ -206,8 +211,9 @@ Result Conv2DNCHWc(const ir::OpDef& op, const ir::Attrs& attrs, const std::vecto
                       return te::Sum(v * w, {ry, rx});
                     }
                     IterVar rc = te::ReduceAxis(ws[1], "rc");
-                    IterVar rb = te::ReduceAxis(shape.in_block, "rb");
-                    PrimExpr v = GetAs(acc, src, {i[0], rc.var, y, x, rb.var});
+                    IterVar rb = te::ReduceAxis(ws[4], "rb");
+                    PrimExpr v = plain ? GetAs(acc, src, {i[0], rc.var, y, x})
+                                       : GetAs(acc, src, {i[0], rc.var, y, x, rb.var});
                     PrimExpr w = GetAs(acc, weight, {i[1], rc.var, ry.var, rx.var, rb.var, i[4]});
                     return te::Sum(v * w, {rc, ry, rx, rb});
                   },

@@ -452,13 +452,14 @@ absl::StatusOr<BlockedConv> CheckBlockedConv(const Type& data, const Type& weigh
   // out_layout "" means the output's block is the kernel's.
   ASSIGN_OR_RETURN(Layout ol,
                    Layout::Parse(out_text.empty() ? BlockedDataLayout(kl.BlockOf('O')) : out_text));
-  if (dl.text() != BlockedDataLayout(dl.BlockOf('C')) || dl.BlockOf('C') == 0 ||
+  // Data NCHW<i>c, or plain NCHW read as it is (input block 1: kernel OIHW1i<o>o).
+  if (dl.text() != BlockedDataLayout(dl.BlockOf('C')) ||
       kl.text() != BlockedKernelLayout(kl.BlockOf('I'), kl.BlockOf('O')) || kl.BlockOf('I') == 0 ||
-      ol.text() != BlockedDataLayout(ol.BlockOf('C')) || ol.BlockOf('C') != kl.BlockOf('O') ||
-      kl.BlockOf('I') == 0) {
+      (dl.BlockOf('C') == 0 && kl.BlockOf('I') != 1) || ol.BlockOf('C') == 0 ||
+      ol.text() != BlockedDataLayout(ol.BlockOf('C')) || ol.BlockOf('C') != kl.BlockOf('O')) {
     return absl::UnimplementedError(
         absl::StrCat("layouts data \"", dl.text(), "\", kernel \"", kl.text(), "\", out \"",
-                     ol.text(), "\" are not supported (NCHW<i>c, OIHW<i>i<o>o, NCHW<o>c)"));
+                     ol.text(), "\" are not supported (NCHW<i>c or NCHW, OIHW<i>i<o>o, NCHW<o>c)"));
   }
   BlockedConv conv;
   ASSIGN_OR_RETURN(conv.data, dl.LogicalShape(data.shape()));
@@ -469,7 +470,7 @@ absl::StatusOr<BlockedConv> CheckBlockedConv(const Type& data, const Type& weigh
   const int64_t c = conv.data[1];
   const int64_t o = conv.weight[0];
   if (conv.groups == 1) {
-    if (kl.BlockOf('I') != conv.in_block || conv.weight[1] != c) {
+    if (kl.BlockOf('I') != std::max<int64_t>(conv.in_block, 1) || conv.weight[1] != c) {
       return absl::InvalidArgumentError(absl::StrCat("'weight' ", S(weight), " (", kl.text(),
                                                      ") does not fit 'data' ", S(data), " (",
                                                      dl.text(), ")"));
