@@ -51,6 +51,18 @@ Tensor CastEpilogue(const Tensor& anchor, DType out, const std::string& tag) {
       OpPattern::kElemWise);
 }
 
+// A conv's result: cast to `out_dtype` when it differs from the sums', else the sums through a
+// stage of their own, even when nothing follows the conv in its kernel: the schedule tiles the
+// conv into registers inside that stage's loops, as it does under a fused epilogue (which
+// inlines this identity).
+Result ConvOutput(const Tensor& conv, DType out_dtype, const std::string& tag) {
+  if (conv->dtype() != out_dtype) return std::vector<Tensor>{CastEpilogue(conv, out_dtype, tag)};
+  return std::vector<Tensor>{te::Compute(
+      "conv2d_output", conv->shape(),
+      [&](const std::vector<PrimExpr>& i) { return te::Read(conv, i); }, tag,
+      OpPattern::kElemWise)};
+}
+
 // Constant padding: out[i] = t[i - before] where that is inside `t`, else `fill` (of t's
 // dtype). `out_shape` may cut the padded tensor short or extend it past `after` padding (pools
 // in ceil mode); each dimension is out_shape[d] long.
@@ -147,15 +159,7 @@ Result Conv2D(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Ten
         return te::Sum(x * w, {rc, ry, rx});
       },
       op.name, op.pattern, {"n", "c", "h", "w"});
-  if (conv->dtype() != out_dtype)
-    return std::vector<Tensor>{CastEpilogue(conv, out_dtype, op.name)};
-  // The sums leave through a stage of their own, even when nothing follows the conv in its
-  // kernel: the schedule tiles the conv into registers inside that stage's loops, as it does
-  // under a fused epilogue (which inlines this identity).
-  return std::vector<Tensor>{te::Compute(
-      "conv2d_output", conv->shape(),
-      [&](const std::vector<PrimExpr>& i) { return te::Read(conv, i); }, op.name,
-      OpPattern::kElemWise)};
+  return ConvOutput(conv, out_dtype, op.name);
 }
 
 // nn.contrib_conv2d_NCHWc (lowering/ir/ops/nn.cc): pad, then with blocks bi (input channels;
@@ -218,12 +222,7 @@ Result Conv2DNCHWc(const ir::OpDef& op, const ir::Attrs& attrs, const std::vecto
                     return te::Sum(v * w, {rc, ry, rx, rb});
                   },
                   op.name, op.pattern, {"n", "c", "h", "w", "cb"});
-  if (conv->dtype() != out_dtype)
-    return std::vector<Tensor>{CastEpilogue(conv, out_dtype, op.name)};
-  return std::vector<Tensor>{te::Compute(
-      "conv2d_output", conv->shape(),
-      [&](const std::vector<PrimExpr>& i) { return te::Read(conv, i); }, op.name,
-      OpPattern::kElemWise)};
+  return ConvOutput(conv, out_dtype, op.name);
 }
 
 // conv2d_transpose (NCHW, IOHW) as a convolution of the dilated, padded input with the flipped
