@@ -163,14 +163,12 @@ absl::StatusOr<Value> Conv2DNCHWc(const std::vector<Value>& args, const ir::Attr
   ASSIGN_OR_RETURN(ir::Layout oihw, ir::Layout::Parse("OIHW"));
   ASSIGN_OR_RETURN(Tensor data, ir::Relayout(t[0], dl, nchw));
   ASSIGN_OR_RETURN(Tensor weight, ir::Relayout(t[1], kl, oihw));
-  std::vector<std::pair<std::string, ir::AttrValue>> given = attrs.entries();
-  for (auto& [name, value] : given) {
-    if (name == "data_layout") value = ir::AttrValue::String("NCHW");
-    if (name == "kernel_layout") value = ir::AttrValue::String("OIHW");
-    if (name == "out_layout") value = ir::AttrValue::String("");
-  }
-  ASSIGN_OR_RETURN(ir::Attrs plain,
-                   ir::Attrs::Make("nn.conv2d", ir::FindOp("nn.conv2d")->attrs, given));
+  ASSIGN_OR_RETURN(
+      ir::Attrs plain,
+      ir::Attrs::Make("nn.conv2d", ir::FindOp("nn.conv2d")->attrs,
+                      attrs.EntriesWith({{"data_layout", ir::AttrValue::String("NCHW")},
+                                         {"kernel_layout", ir::AttrValue::String("OIHW")},
+                                         {"out_layout", ir::AttrValue::String("")}})));
   ASSIGN_OR_RETURN(Value out, Conv2D({Value(data), Value(weight)}, plain));
   ASSIGN_OR_RETURN(ir::Layout ol, ir::Layout::Parse(ir::BlockedDataLayout(conv.out_block)));
   ASSIGN_OR_RETURN(Tensor blocked, ir::Relayout(out.tensor(), nchw, ol));
@@ -512,12 +510,10 @@ absl::StatusOr<Value> ViaNchw(const Kernel& nchw, const std::string& op, const T
                                        block == 0 ? "NCHW" : ir::BlockedDataLayout(block)));
   ASSIGN_OR_RETURN(ir::Layout plain_layout, ir::Layout::Parse("NCHW"));
   ASSIGN_OR_RETURN(Tensor plain_data, ir::Relayout(data, blocked, plain_layout));
-  std::vector<std::pair<std::string, ir::AttrValue>> given = attrs.entries();
-  for (auto& [name, value] : given) {
-    if (name == "layout") value = ir::AttrValue::String("NCHW");
-    if (name == "out_layout") value = ir::AttrValue::String("");
-  }
-  ASSIGN_OR_RETURN(ir::Attrs plain, ir::Attrs::Make(op, ir::FindOp(op)->attrs, given));
+  ASSIGN_OR_RETURN(ir::Attrs plain,
+                   ir::Attrs::Make(op, ir::FindOp(op)->attrs,
+                                   attrs.EntriesWith({{"layout", ir::AttrValue::String("NCHW")},
+                                                      {"out_layout", ir::AttrValue::String("")}})));
   ASSIGN_OR_RETURN(Value pooled, nchw({Value(plain_data)}, plain));
   ASSIGN_OR_RETURN(Tensor out, ir::Relayout(pooled.tensor(), plain_layout, blocked));
   return Value(out);

@@ -202,6 +202,17 @@ absl::StatusOr<Attrs> Attrs::Make(const std::string& op_name, const std::vector<
   return attrs;
 }
 
+std::vector<std::pair<std::string, AttrValue>> Attrs::EntriesWith(
+    const std::vector<std::pair<std::string, AttrValue>>& replacements) const {
+  std::vector<std::pair<std::string, AttrValue>> out = entries_;
+  for (auto& [name, value] : out) {
+    for (const auto& [replaced, with] : replacements) {
+      if (name == replaced) value = with;
+    }
+  }
+  return out;
+}
+
 bool Attrs::Has(std::string_view name) const {
   for (const auto& entry : entries_) {
     if (entry.first == name) return true;

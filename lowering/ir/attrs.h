@@ -86,6 +86,10 @@ class Attrs {
   const std::string& GetString(std::string_view name) const { return Get(name).AsString(); }
   const std::vector<int64_t>& GetInts(std::string_view name) const { return Get(name).AsInts(); }
   const std::vector<double>& GetFloats(std::string_view name) const { return Get(name).AsFloats(); }
+  // The entries with the named ones' values replaced (names not present are ignored): the
+  // `given` list for Make of a call like this one but in another layout.
+  std::vector<std::pair<std::string, AttrValue>> EntriesWith(
+      const std::vector<std::pair<std::string, AttrValue>>& replacements) const;
 
   bool operator==(const Attrs& o) const { return entries_ == o.entries_; }
 

@@ -153,33 +153,20 @@ class LayoutRewriter {
     if (groups != 1 && !depthwise) return Blocked{};
     const int64_t out_block = OutputChannelBlock(o);
     if (out_block == 0) return Blocked{};
-    const Blocked& in = values_.at(call.args()[0].get());
-    int64_t in_block = 0;
-    if (depthwise) {
-      in_block = out_block;
-    } else if (in.block != 0) {
-      in_block = in.block;
-    }
-    // in_block 0: NCHW data read as it is (an image, a 24-channel map), one channel per step:
-    // no layout change of its own.
+    // The input in its producer's block; in_block 0: NCHW data read as it is (an image, a
+    // 24-channel map), one channel per step, no layout change of its own.
+    const int64_t in_block = depthwise ? out_block : values_.at(call.args()[0].get()).block;
     const std::string kernel_layout =
         ir::BlockedKernelLayout(depthwise || in_block == 0 ? 1 : in_block, out_block);
     ASSIGN_OR_RETURN(Expr relaid, Relaid(*weight, "OIHW", kernel_layout));
-    std::vector<std::pair<std::string, AttrValue>> given;
-    for (const auto& [name, value] : attrs.entries()) {
-      if (name == "data_layout") {
-        given.emplace_back(name, AttrValue::String(ir::BlockedDataLayout(in_block)));
-      } else if (name == "kernel_layout") {
-        given.emplace_back(name, AttrValue::String(kernel_layout));
-      } else if (name == "out_layout") {
-        given.emplace_back(name, AttrValue::String(ir::BlockedDataLayout(out_block)));
-      } else {
-        given.emplace_back(name, value);
-      }
-    }
     Expr data = in_block == 0 ? Plain(call.args()[0]) : InBlock(call.args()[0], in_block);
-    return Blocked{MakeOpCall("nn.contrib_conv2d_NCHWc", {data, relaid}, std::move(given)),
-                   out_block};
+    return Blocked{
+        MakeOpCall("nn.contrib_conv2d_NCHWc", {data, relaid},
+                   attrs.EntriesWith(
+                       {{"data_layout", AttrValue::String(ir::BlockedDataLayout(in_block))},
+                        {"kernel_layout", AttrValue::String(kernel_layout)},
+                        {"out_layout", AttrValue::String(ir::BlockedDataLayout(out_block))}})),
+        out_block};
   }
 
   // bias_add over the channels of a blocked tensor: add of the bias as [1, C/b, 1, 1, b].
@@ -243,12 +230,11 @@ class LayoutRewriter {
   Blocked Pool(const ir::CallNode& call) {
     const Blocked& x = values_.at(call.args()[0].get());
     if (x.block == 0 || call.attrs().GetString("layout") != "NCHW") return Blocked{};
-    const std::string layout = ir::BlockedDataLayout(x.block);
-    std::vector<std::pair<std::string, AttrValue>> given = call.attrs().entries();
-    for (auto& [name, value] : given) {
-      if (name == "layout" || name == "out_layout") value = AttrValue::String(layout);
-    }
-    return Blocked{MakeOpCall(call.op()->name, {x.expr}, std::move(given)), x.block};
+    const AttrValue layout = AttrValue::String(ir::BlockedDataLayout(x.block));
+    return Blocked{
+        MakeOpCall(call.op()->name, {x.expr},
+                   call.attrs().EntriesWith({{"layout", layout}, {"out_layout", layout}})),
+        x.block};
   }
 
   // Channels joined: blocked when every part has the same block (whole blocks join in order).
