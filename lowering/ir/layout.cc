@@ -113,13 +113,17 @@ absl::StatusOr<Shape> Layout::LogicalShape(const Shape& stored) const {
   return logical;
 }
 
-absl::StatusOr<Tensor> Relayout(const Tensor& in, const Layout& src, const Layout& dst) {
+absl::StatusOr<Shape> RelaidShape(const Shape& stored, const Layout& src, const Layout& dst) {
   if (src.Primal() != dst.Primal()) {
     return absl::InvalidArgumentError(
         absl::StrCat("layouts \"", src.text(), "\" and \"", dst.text(), "\" order different axes"));
   }
-  ASSIGN_OR_RETURN(Shape logical_shape, src.LogicalShape(in.shape()));
-  ASSIGN_OR_RETURN(Shape out_shape, dst.StoredShape(logical_shape));
+  ASSIGN_OR_RETURN(Shape logical, src.LogicalShape(stored));
+  return dst.StoredShape(logical);
+}
+
+absl::StatusOr<Tensor> Relayout(const Tensor& in, const Layout& src, const Layout& dst) {
+  ASSIGN_OR_RETURN(Shape out_shape, RelaidShape(in.shape(), src, dst));
   Tensor out(out_shape, in.dtype());
   const int64_t n = in.NumElements();
   if (n == 0) return out;

@@ -49,6 +49,10 @@ class Layout {
   std::vector<Axis> axes_;
 };
 
+// The shape, in layout `dst`, of a tensor stored as `stored` in layout `src`; an error when the
+// layouts order different axes or a block does not fit.
+absl::StatusOr<Shape> RelaidShape(const Shape& stored, const Layout& src, const Layout& dst);
+
 // The same logical tensor stored in layout `dst` instead of `src` (same primal axes), element by
 // element, bit for bit: the layout pass re-lays weights with it, the interpreter blocked values.
 absl::StatusOr<Tensor> Relayout(const Tensor& in, const Layout& src, const Layout& dst);

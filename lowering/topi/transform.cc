@@ -70,8 +70,7 @@ Result Transpose(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<
 Result LayoutTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tensor>& in) {
   ASSIGN_OR_RETURN(ir::Layout src, ir::Layout::Parse(attrs.GetString("src_layout")));
   ASSIGN_OR_RETURN(ir::Layout dst, ir::Layout::Parse(attrs.GetString("dst_layout")));
-  ASSIGN_OR_RETURN(Shape logical, src.LogicalShape(in[0]->shape()));
-  ASSIGN_OR_RETURN(Shape shape, dst.StoredShape(logical));
+  ASSIGN_OR_RETURN(Shape shape, ir::RelaidShape(in[0]->shape(), src, dst));
   const std::string primal = src.Primal();
   return Gather(op, in[0], shape, [&](const std::vector<PrimExpr>& i) {
     std::vector<PrimExpr> element(primal.size());

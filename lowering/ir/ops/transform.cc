@@ -20,12 +20,7 @@ absl::StatusOr<Type> LayoutTransformRel(const std::vector<Type>& args, const Att
   RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
   ASSIGN_OR_RETURN(Layout src, Layout::Parse(attrs.GetString("src_layout")));
   ASSIGN_OR_RETURN(Layout dst, Layout::Parse(attrs.GetString("dst_layout")));
-  if (src.Primal() != dst.Primal()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("layouts \"", src.text(), "\" and \"", dst.text(), "\" order different axes"));
-  }
-  ASSIGN_OR_RETURN(Shape logical, src.LogicalShape(args[0].shape()));
-  ASSIGN_OR_RETURN(Shape out, dst.StoredShape(logical));
+  ASSIGN_OR_RETURN(Shape out, RelaidShape(args[0].shape(), src, dst));
   return Type::Tensor(std::move(out), args[0].dtype());
 }
 
