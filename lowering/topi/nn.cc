@@ -98,6 +98,20 @@ Tensor PadConstant(const Tensor& t, const std::vector<int64_t>& before, const Sh
       tag, OpPattern::kInjective);
 }
 
+// `t` (NCHW, or blocked NCHW<b>c: the block axis carried through) padded with `fill`: `top`
+// rows and `left` columns before, planes `height` x `width` in all.
+Tensor PadPlanes(const Tensor& t, int64_t top, int64_t left, int64_t height, int64_t width,
+                 PrimExpr fill, const std::string& tag) {
+  const Shape& s = t->shape();
+  std::vector<int64_t> before = {0, 0, top, left};
+  Shape out = {s[0], s[1], height, width};
+  if (s.size() == 5) {
+    before.push_back(0);
+    out.push_back(s[4]);
+  }
+  return PadConstant(t, before, out, fill, "pad", tag);
+}
+
 // conv2d (NCHW, OIHW): pad (or, 1x1 strided, subsample), weights (groups == 1: an identity
 // stage), then
 //   conv2d[n, c, h, w] = sum(pad[n, g*Cg + rc, h*sh + ry*dh, w*sw + rx*dw] * w[c, rc, ry, rx])
@@ -119,9 +133,8 @@ Result Conv2D(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Ten
   const int64_t ow = ir::ops::ConvOutputSize(ds[3], pad.left, pad.right, kw, stride[1], dil[1]);
   Tensor src = data;
   if (pad.top + pad.left + pad.bottom + pad.right > 0) {
-    src = PadConstant(data, {0, 0, pad.top, pad.left},
-                      {ds[0], ds[1], ds[2] + pad.top + pad.bottom, ds[3] + pad.left + pad.right},
-                      Const(data->dtype(), 0), "pad", op.name);
+    src = PadPlanes(data, pad.top, pad.left, ds[2] + pad.top + pad.bottom,
+                    ds[3] + pad.left + pad.right, Const(data->dtype(), 0), op.name);
   } else if (kh == 1 && kw == 1 && (stride[0] > 1 || stride[1] > 1)) {
     // A strided 1x1 conv reads only every stride-th pixel: those are gathered into a dense
     // input first (a stage of its own, which a schedule materializes like padding), and the
@@ -192,13 +205,8 @@ Result Conv2DNCHWc(const ir::OpDef& op, const ir::Attrs& attrs, const std::vecto
   const bool plain = ds.size() == 4;
   Tensor src = data;
   if (pad.top + pad.left + pad.bottom + pad.right > 0) {
-    std::vector<int64_t> before = {0, 0, pad.top, pad.left};
-    Shape padded = {ds[0], ds[1], ds[2] + pad.top + pad.bottom, ds[3] + pad.left + pad.right};
-    if (!plain) {
-      before.push_back(0);
-      padded.push_back(ds[4]);
-    }
-    src = PadConstant(data, before, padded, Const(data->dtype(), 0), "pad", op.name);
+    src = PadPlanes(data, pad.top, pad.left, ds[2] + pad.top + pad.bottom,
+                    ds[3] + pad.left + pad.right, Const(data->dtype(), 0), op.name);
   }
   const DType acc = AccType(data->dtype(), out_dtype);
   const bool depthwise = shape.groups > 1;
@@ -446,13 +454,7 @@ ComputeFn Pool2D(bool is_max) {
     Tensor src = data;
     if (pad.top > 0 || pad.left > 0 || need_h > h || need_w > w) {
       const double fill = is_max ? LowestValue(dtype) : 0.0;
-      std::vector<int64_t> before = {0, 0, pad.top, pad.left};
-      Shape padded = {ds[0], ds[1], need_h, need_w};
-      if (blocked) {
-        before.push_back(0);
-        padded.push_back(ds[4]);
-      }
-      src = PadConstant(data, before, padded, Const(dtype, fill), "pad", op.name);
+      src = PadPlanes(data, pad.top, pad.left, need_h, need_w, Const(dtype, fill), op.name);
     }
     Tensor anchor = te::Compute(
         is_max ? name : absl::StrCat(name, "_sum"), out_shape,
