@@ -361,6 +361,13 @@ TEST(NnRelTest, Conv2DErrors) {
   EXPECT_THAT(
       Err(Rel("nn.conv2d", {T({1, 3, 8, 8}), T({4, 3, 3, 3})}, {{"kernel_size", Is({5, 5})}})),
       HasSubstr("attribute 'kernel_size' [5, 5] does not match 'weight' (4, 3, 3, 3)"));
+  // The blocked conv checks kernel_size against its OIHW<i>i<o>o weight's kh, kw too.
+  EXPECT_THAT(
+      Err(Rel("nn.contrib_conv2d_NCHWc", {T({1, 1, 8, 8, 4}), T({1, 1, 3, 3, 4, 4})},
+              {{"data_layout", AttrValue::String("NCHW4c")},
+               {"kernel_layout", AttrValue::String("OIHW4i4o")},
+               {"kernel_size", Is({5, 5})}})),
+      HasSubstr("attribute 'kernel_size' [5, 5] does not match 'weight' (1, 1, 3, 3, 4, 4)"));
   EXPECT_THAT(Err(Rel("nn.conv2d", {T({1, 3, 8, 8}), T({4, 3, 3, 3}, f16)})),
               HasSubstr("'data' (float32) and 'weight' (float16) have different dtypes"));
   EXPECT_THAT(Err(Rel("nn.conv2d", {T({1, 3, 8, 8}), T({4, 3, 3, 3})}, {{"strides", Is({0})}})),

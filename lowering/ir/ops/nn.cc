@@ -117,6 +117,7 @@ absl::StatusOr<Type> Conv2DNCHWcRel(const std::vector<Type>& args, const Attrs& 
   RETURN_IF_ERROR(CheckTensorArgs(args, {"data", "weight"}));
   ASSIGN_OR_RETURN(BlockedConv conv, CheckBlockedConv(args[0], args[1], attrs));
   RETURN_IF_ERROR(CheckChannels(attrs, conv.weight[0], args[1]));
+  RETURN_IF_ERROR(CheckKernelSize(attrs, args[1]));  // kh, kw: axes 2 and 3 of OIHW<i>i<o>o
   const Type& data = args[0];
   ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
   ASSIGN_OR_RETURN(auto strides, NormalizePair(attrs.GetInts("strides"), "strides", 1));
@@ -442,6 +443,20 @@ absl::StatusOr<Type> Resize2DRel(const std::vector<Type>& args, const Attrs& att
   return Type::Tensor({data.shape()[0], data.shape()[1], size[0], size[1]}, out_dtype);
 }
 
+// nn.conv2d's schema, and nn.contrib_conv2d_NCHWc's: the same but for the layouts' specs.
+std::vector<AttrSpec> Conv2DAttrs(AttrSpec data_layout, AttrSpec kernel_layout) {
+  return {IntsAttr("strides", {1, 1}),
+          IntsAttr("padding", {0, 0, 0, 0}),
+          IntsAttr("dilation", {1, 1}),
+          IntAttr("groups", 1),
+          NullableAttr("channels", AttrKind::kInt),
+          NullableAttr("kernel_size", AttrKind::kInts),
+          std::move(data_layout),
+          std::move(kernel_layout),
+          StringAttr("out_layout", ""),
+          StringAttr("out_dtype", "")};
+}
+
 std::vector<AttrSpec> Pool2DAttrs() {
   return {RequiredAttr("pool_size", AttrKind::kInts),
           IntsAttr("strides", {1, 1}),
@@ -458,24 +473,15 @@ void RegisterNnOps(OpRegistry* registry) {
   registry->Register(
       {"nn.conv2d",
        {"data", "weight"},
-       {IntsAttr("strides", {1, 1}), IntsAttr("padding", {0, 0, 0, 0}),
-        IntsAttr("dilation", {1, 1}), IntAttr("groups", 1),
-        NullableAttr("channels", AttrKind::kInt), NullableAttr("kernel_size", AttrKind::kInts),
-        StringAttr("data_layout", "NCHW"), StringAttr("kernel_layout", "OIHW"),
-        StringAttr("out_layout", ""), StringAttr("out_dtype", "")},
+       Conv2DAttrs(StringAttr("data_layout", "NCHW"), StringAttr("kernel_layout", "OIHW")),
        Conv2DRel,
        OpPattern::kOutEWiseFusable});
-  registry->Register(
-      {"nn.contrib_conv2d_NCHWc",
-       {"data", "weight"},
-       {IntsAttr("strides", {1, 1}), IntsAttr("padding", {0, 0, 0, 0}),
-        IntsAttr("dilation", {1, 1}), IntAttr("groups", 1),
-        NullableAttr("channels", AttrKind::kInt), NullableAttr("kernel_size", AttrKind::kInts),
-        RequiredAttr("data_layout", AttrKind::kString),
-        RequiredAttr("kernel_layout", AttrKind::kString), StringAttr("out_layout", ""),
-        StringAttr("out_dtype", "")},
-       Conv2DNCHWcRel,
-       OpPattern::kOutEWiseFusable});
+  registry->Register({"nn.contrib_conv2d_NCHWc",
+                      {"data", "weight"},
+                      Conv2DAttrs(RequiredAttr("data_layout", AttrKind::kString),
+                                  RequiredAttr("kernel_layout", AttrKind::kString)),
+                      Conv2DNCHWcRel,
+                      OpPattern::kOutEWiseFusable});
   registry->Register(
       {"nn.conv2d_transpose",
        {"data", "weight"},
