@@ -133,6 +133,7 @@ ThreadPool::~ThreadPool() {
 
 void ThreadPool::Start(int num_threads) {
   num_threads = std::clamp(num_threads, 1, kMaxThreads);
+  homes_ = std::make_unique<Home[]>(static_cast<size_t>(num_threads));
   workers_.reserve(num_threads - 1);
   for (int i = 0; i + 1 < num_threads; ++i) {
     auto worker = std::make_unique<Worker>();

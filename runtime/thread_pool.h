@@ -121,7 +121,7 @@ class ThreadPool {
     std::atomic<int64_t> next{0};
     int64_t end = 0;
   };
-  std::unique_ptr<Home[]> homes_ = std::make_unique<Home[]>(kMaxThreads);
+  std::unique_ptr<Home[]> homes_;  // one per thread, made by Start
   // Workers of the current loop that have not yet run out of chunks.
   alignas(64) std::atomic<int> pending_{0};
   std::atomic<bool> caller_sleeping_{false};
