@@ -137,4 +137,24 @@ std::vector<int64_t> RowMajorStrides(const Shape& shape) {
   return strides;
 }
 
+Tensor ZeroExtended(const Tensor& in, const Shape& shape) {
+  Tensor out(shape, in.dtype());
+  const int64_t n = in.NumElements();
+  if (n == 0) return out;
+  const size_t bytes = static_cast<size_t>(in.NumBytes() / n);
+  const std::vector<int64_t> out_strides = RowMajorStrides(shape);
+  std::vector<int64_t> at(in.shape().size(), 0);  // the index in `in`, advanced row-major
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < at.size(); ++d) flat += at[d] * out_strides[d];
+    std::memcpy(out.raw() + static_cast<size_t>(flat) * bytes,
+                in.raw() + static_cast<size_t>(i) * bytes, bytes);
+    for (size_t d = at.size(); d-- > 0;) {
+      if (++at[d] < in.shape()[d]) break;
+      at[d] = 0;
+    }
+  }
+  return out;
+}
+
 }  // namespace relay::ir

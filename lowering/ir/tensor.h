@@ -63,6 +63,10 @@ float HalfToFloat(uint16_t h);
 // Row-major strides of `shape`, in elements.
 std::vector<int64_t> RowMajorStrides(const Shape& shape);
 
+// `in` in the leading corner of a zero tensor of `shape` (same rank, no axis shorter than in's):
+// weights with channels added that contribute nothing.
+Tensor ZeroExtended(const Tensor& in, const Shape& shape);
+
 }  // namespace relay::ir
 
 #endif  // RULES_RELAY_LOWERING_IR_TENSOR_H_

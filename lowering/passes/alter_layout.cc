@@ -1,11 +1,13 @@
 #include "lowering/passes/alter_layout.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "lowering/ir/layout.h"
 #include "lowering/ir/op.h"
 #include "lowering/passes/expr_util.h"
@@ -18,11 +20,23 @@ using ir::AttrValue;
 using ir::Expr;
 
 // A rewritten value: `expr` stores the original node's logical tensor in NCHW<block>c, or as
-// the original does when block is 0.
+// the original does when block is 0. A blocked tensor may carry `pad` channels after its last
+// one, so that its channels fill whole blocks: finite values that readers ignore (zero
+// weights, a slice at the edge).
 struct Blocked {
   Expr expr;
   int64_t block = 0;
+  int64_t pad = 0;
 };
+
+// Ops that keep the padding channels finite whatever finite values they hold (a division by
+// them would not): the only ones a padded tensor passes through.
+bool KeepsPaddingFinite(const std::string& op) {
+  static const auto* const kOps = new std::set<std::string>{
+      "add", "subtract", "multiply", "maximum", "minimum", "tanh",         "sigmoid",
+      "erf", "negative", "abs",      "nn.relu", "clip",    "nn.leaky_relu"};
+  return kOps->count(op) != 0;
+}
 
 bool IsFloat32Rank4(const ir::Type& t) {
   return t.is_tensor() && t.ndim() == 4 && t.dtype() == ir::DType::kFloat32;
@@ -62,7 +76,7 @@ class LayoutRewriter {
         ASSIGN_OR_RETURN(Blocked v, Conv(node, *call));
         if (v.expr != nullptr) return v;
       } else if (name == "nn.bias_add") {
-        Blocked v = BiasAdd(*call);
+        ASSIGN_OR_RETURN(Blocked v, BiasAdd(*call));
         if (v.expr != nullptr) return v;
       } else if (name == "nn.global_avg_pool2d" || name == "nn.global_max_pool2d" ||
                  name == "nn.max_pool2d" || name == "nn.avg_pool2d") {
@@ -72,7 +86,7 @@ class LayoutRewriter {
         Blocked v = Concatenate(*call);
         if (v.expr != nullptr) return v;
       } else if (IsLayoutAgnostic(*call->op())) {
-        Blocked v = Elementwise(node, *call);
+        ASSIGN_OR_RETURN(Blocked v, Elementwise(node, *call));
         if (v.expr != nullptr) return v;
       }
     }
@@ -90,6 +104,12 @@ class LayoutRewriter {
     auto it = plain_.find(e.get());
     if (it != plain_.end()) return it->second;
     Expr t = Transform(v.expr, ir::BlockedDataLayout(v.block), "NCHW");
+    if (v.pad != 0) {
+      const ir::Shape& s = e->checked_type().shape();
+      t = MakeOpCall("strided_slice", {t},
+                     {{"begin", AttrValue::Ints(std::vector<int64_t>(s.size(), 0))},
+                      {"end", AttrValue::Ints(s)}});
+    }
     plain_[e.get()] = t;
     return t;
   }
@@ -112,19 +132,33 @@ class LayoutRewriter {
         {{"src_layout", AttrValue::String(src)}, {"dst_layout", AttrValue::String(dst)}});
   }
 
-  // A weight of the model stored in another layout: a new param (once per weight and layout).
-  absl::StatusOr<Expr> Relaid(const ir::VarNode& w, const std::string& src,
-                              const std::string& dst) {
-    auto key = std::make_pair(w.name(), dst);
-    auto it = relaid_.find(key);
+  // A weight of the model zero-extended to `shape`: a new param (once per weight and shape).
+  absl::StatusOr<Expr> ZeroExtendedWeight(const ir::VarNode& w, const ir::Shape& shape) {
+    return Relaid(w, "", "", shape);
+  }
+
+  // A weight of the model zero-extended to `shape` (its own when empty) and stored in another
+  // layout (src to dst; as it is when they are equal): a new param (once per weight, shape and
+  // layout).
+  absl::StatusOr<Expr> Relaid(const ir::VarNode& w, const std::string& src, const std::string& dst,
+                              ir::Shape shape = {}) {
+    const ir::Tensor& original = params_.at(w.name());
+    if (shape.empty()) shape = original.shape();
+    std::string name = w.name();
+    if (src != dst) absl::StrAppend(&name, "_", dst);
+    if (shape != original.shape()) absl::StrAppend(&name, "_", absl::StrJoin(shape, "x"));
+    auto it = relaid_.find(name);
     if (it == relaid_.end()) {
-      ASSIGN_OR_RETURN(ir::Layout from, ir::Layout::Parse(src));
-      ASSIGN_OR_RETURN(ir::Layout to, ir::Layout::Parse(dst));
-      ASSIGN_OR_RETURN(ir::Tensor t, ir::Relayout(params_.at(w.name()), from, to));
+      ir::Tensor t = shape == original.shape() ? original : ir::ZeroExtended(original, shape);
+      if (src != dst) {
+        ASSIGN_OR_RETURN(ir::Layout from, ir::Layout::Parse(src));
+        ASSIGN_OR_RETURN(ir::Layout to, ir::Layout::Parse(dst));
+        ASSIGN_OR_RETURN(t, ir::Relayout(t, from, to));
+      }
       Model probe{model_.module, params_};
-      std::string fresh = FreshParamName(probe, absl::StrCat(w.name(), "_", dst));
+      std::string fresh = FreshParamName(probe, name);
       params_.emplace(fresh, std::move(t));
-      it = relaid_.emplace(key, std::move(fresh)).first;
+      it = relaid_.emplace(name, std::move(fresh)).first;
     }
     const ir::Tensor& t = params_.at(it->second);
     return Expr(ir::VarNode::Make(it->second, t.type()));
@@ -151,52 +185,75 @@ class LayoutRewriter {
     const int64_t groups = attrs.GetInt("groups");
     const bool depthwise = groups > 1 && groups == c && o == c && w.shape()[1] == 1;
     if (groups != 1 && !depthwise) return Blocked{};
-    const int64_t out_block = OutputChannelBlock(o);
-    if (out_block == 0) return Blocked{};
+    const Blocked& in = values_.at(call.args()[0].get());
+    // A depthwise conv keeps its input's channels (and padding); it takes NCHW data only when
+    // the channels fill whole blocks.
+    const int64_t out_block = depthwise && in.block != 0 ? in.block : OutputChannelBlock(o);
+    if (out_block == 0 || (depthwise && in.block == 0 && o % out_block != 0)) return Blocked{};
+    const int64_t out_pad = depthwise ? in.pad : PaddedChannels(o) - o;
     // The input in its producer's block; in_block 0: NCHW data read as it is (an image, a
-    // 24-channel map), one channel per step, no layout change of its own.
-    const int64_t in_block = depthwise ? out_block : values_.at(call.args()[0].get()).block;
+    // 12-channel map), one channel per step, no layout change of its own.
+    const int64_t in_block = depthwise ? out_block : in.block;
+    const int64_t in_pad = in_block == 0 ? 0 : in.pad;
+    // Weights for the padding: zero from padded inputs, zero into padded outputs.
+    ir::Shape shape = w.shape();
+    shape[0] += out_pad;
+    if (!depthwise) shape[1] += in_pad;
     const std::string kernel_layout =
         ir::BlockedKernelLayout(depthwise || in_block == 0 ? 1 : in_block, out_block);
-    ASSIGN_OR_RETURN(Expr relaid, Relaid(*weight, "OIHW", kernel_layout));
+    ASSIGN_OR_RETURN(Expr relaid, Relaid(*weight, "OIHW", kernel_layout, shape));
     Expr data = in_block == 0 ? Plain(call.args()[0]) : InBlock(call.args()[0], in_block);
+    std::vector<std::pair<std::string, AttrValue>> changed = {
+        {"data_layout", AttrValue::String(ir::BlockedDataLayout(in_block))},
+        {"kernel_layout", AttrValue::String(kernel_layout)},
+        {"out_layout", AttrValue::String(ir::BlockedDataLayout(out_block))}};
+    if (out_pad != 0) {
+      changed.push_back({"channels", AttrValue::Int(o + out_pad)});
+      if (depthwise) changed.push_back({"groups", AttrValue::Int(o + out_pad)});
+    }
     return Blocked{
-        MakeOpCall("nn.contrib_conv2d_NCHWc", {data, relaid},
-                   attrs.EntriesWith(
-                       {{"data_layout", AttrValue::String(ir::BlockedDataLayout(in_block))},
-                        {"kernel_layout", AttrValue::String(kernel_layout)},
-                        {"out_layout", AttrValue::String(ir::BlockedDataLayout(out_block))}})),
-        out_block};
+        MakeOpCall("nn.contrib_conv2d_NCHWc", {data, relaid}, attrs.EntriesWith(changed)),
+        out_block, out_pad};
   }
 
-  // bias_add over the channels of a blocked tensor: add of the bias as [1, C/b, 1, 1, b].
-  Blocked BiasAdd(const ir::CallNode& call) {
+  // bias_add over the channels of a blocked tensor: add of the bias as [1, C/b, 1, 1, b] (a
+  // padded tensor's bias zero-extended, so it must be a weight).
+  absl::StatusOr<Blocked> BiasAdd(const ir::CallNode& call) {
     const Blocked& x = values_.at(call.args()[0].get());
     const ir::Type& bt = call.args()[1]->checked_type();
     if (x.block == 0 || call.attrs().GetInt("axis") != 1 || !bt.is_tensor() || bt.ndim() != 1) {
       return Blocked{};
     }
-    const int64_t c = bt.shape()[0];
+    const int64_t c = bt.shape()[0] + x.pad;
     Expr bias = values_.at(call.args()[1].get()).expr;
+    if (x.pad != 0) {
+      const ir::VarNode* weight = Weight(call.args()[1]);
+      if (weight == nullptr) return Blocked{};
+      ASSIGN_OR_RETURN(bias, ZeroExtendedWeight(*weight, {c}));
+    }
     bias = MakeOpCall("reshape", {bias},
                       {{"newshape", AttrValue::Ints({1, c / x.block, 1, 1, x.block})}});
-    return Blocked{MakeOpCall("add", {x.expr, bias}), x.block};
+    return Blocked{MakeOpCall("add", {x.expr, bias}), x.block, x.pad};
   }
 
   // An elementwise op with a blocked operand: every operand in that block (a scalar as it is,
-  // a [.., 1, h, w] broadcast with a unit block axis), or {nullptr} when one cannot be.
-  Blocked Elementwise(const Expr& node, const ir::CallNode& call) {
+  // a [.., 1, h, w] broadcast with a unit block axis), or {nullptr} when one cannot be. With
+  // padding, per-channel operands must be weights (zero-extended) and the op one that keeps
+  // the padding finite.
+  absl::StatusOr<Blocked> Elementwise(const Expr& node, const ir::CallNode& call) {
     const ir::Type& out = node->checked_type();
     if (!IsFloat32Rank4(out)) return Blocked{};
     int64_t block = 0;
+    int64_t pad = 0;
     for (const Expr& a : call.args()) {
       const auto it = values_.find(a.get());
       if (it != values_.end() && it->second.block != 0) {
         block = it->second.block;
+        pad = it->second.pad;
         break;
       }
     }
-    if (block == 0) return Blocked{};
+    if (block == 0 || (pad != 0 && !KeepsPaddingFinite(call.op()->name))) return Blocked{};
     const int64_t c = out.shape()[1];
     std::vector<Expr> args;
     for (const Expr& a : call.args()) {
@@ -211,19 +268,28 @@ class LayoutRewriter {
       while (s.size() < 4) s.insert(s.begin(), 1);
       const Blocked& v = values_.at(a.get());
       if (v.block != 0 && s[1] == c) {
+        if (v.pad != pad) return Blocked{};
         args.push_back(InBlock(a, block));
       } else if (s[1] == 1) {
         args.push_back(MakeOpCall("reshape", {Plain(a)},
                                   {{"newshape", AttrValue::Ints({s[0], 1, s[2], s[3], 1})}}));
       } else if (s[1] == c) {
         Expr x = Plain(a);
+        if (pad != 0) {
+          const ir::VarNode* weight = Weight(a);
+          if (weight == nullptr || t.ndim() < 3) return Blocked{};
+          ir::Shape extended = t.shape();
+          extended[extended.size() - 3] += pad;  // the channel axis of [.., C, h, w]
+          s[1] += pad;
+          ASSIGN_OR_RETURN(x, ZeroExtendedWeight(*weight, extended));
+        }
         if (t.ndim() < 4) x = MakeOpCall("reshape", {x}, {{"newshape", AttrValue::Ints(s)}});
         args.push_back(Transform(x, "NCHW", ir::BlockedDataLayout(block)));
       } else {
         return Blocked{};
       }
     }
-    return Blocked{ir::CallNode::MakeOp(call.op(), std::move(args), call.attrs()), block};
+    return Blocked{ir::CallNode::MakeOp(call.op(), std::move(args), call.attrs()), block, pad};
   }
 
   // A pool of a blocked tensor pools in its layout.
@@ -234,28 +300,31 @@ class LayoutRewriter {
     return Blocked{
         MakeOpCall(call.op()->name, {x.expr},
                    call.attrs().EntriesWith({{"layout", layout}, {"out_layout", layout}})),
-        x.block};
+        x.block, x.pad};
   }
 
-  // Channels joined: blocked when every part has the same block (whole blocks join in order).
+  // Channels joined: blocked when every part has the same block (whole blocks join in order)
+  // and only the last is padded.
   Blocked Concatenate(const ir::CallNode& call) {
     const auto* tuple = call.args()[0]->As<ir::TupleNode>();
     if (tuple == nullptr || call.attrs().GetInt("axis") != 1) return Blocked{};
     int64_t block = -1;
+    int64_t pad = 0;
     std::vector<Expr> fields;
     for (const Expr& f : tuple->fields()) {
       const auto it = values_.find(f.get());
       if (it == values_.end() || it->second.block == 0 || !IsFloat32Rank4(f->checked_type()) ||
-          (block != -1 && it->second.block != block)) {
+          (block != -1 && it->second.block != block) || pad != 0) {
         return Blocked{};
       }
       block = it->second.block;
+      pad = it->second.pad;
       fields.push_back(it->second.expr);
     }
     if (block <= 0) return Blocked{};
     return Blocked{MakeOpCall("concatenate", {ir::TupleNode::Make(std::move(fields))},
                               {{"axis", AttrValue::Int(1)}}),
-                   block};
+                   block, pad};
   }
 
   const Model& model_;
@@ -263,12 +332,19 @@ class LayoutRewriter {
   std::map<const ir::ExprNode*, Blocked> values_;
   std::map<const ir::ExprNode*, Expr> plain_;
   std::map<std::pair<const ir::ExprNode*, int64_t>, Expr> reblocked_;
-  std::map<std::pair<std::string, std::string>, std::string> relaid_;  // (weight, layout) -> name
+  std::map<std::string, std::string> relaid_;  // weight_layout[_shape] -> param name
 };
 
 }  // namespace
 
-int64_t OutputChannelBlock(int64_t channels) { return channels % 16 == 0 ? 16 : 0; }
+int64_t PaddedChannels(int64_t channels) {
+  const int64_t padded = (channels + 15) / 16 * 16;
+  // At most a third more work: 24 -> 32 pays (the map stays blocked, no layout change on
+  // either side, both threads keep their rows); 8 -> 16 doubles a conv's work.
+  return (padded - channels) * 3 <= channels ? padded : 0;
+}
+
+int64_t OutputChannelBlock(int64_t channels) { return PaddedChannels(channels) != 0 ? 16 : 0; }
 
 absl::StatusOr<Model> AlterLayout(const Model& model) {
   if (model.module.main() == nullptr) {

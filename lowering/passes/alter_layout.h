@@ -35,6 +35,10 @@
 
 namespace relay::passes {
 
+// The channels a blocked conv with `channels` output channels stores: rounded up to whole
+// blocks of 16, or 0 (not blocked) when the padding would waste more than a third of its work.
+int64_t PaddedChannels(int64_t channels);
+
 // The channel block of a tensor with `channels` channels produced by a blocked conv: 16, or 0
 // (not blocked).
 int64_t OutputChannelBlock(int64_t channels);

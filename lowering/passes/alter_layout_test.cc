@@ -39,10 +39,10 @@ void ExpectSameOutputs(const Model& before, const Model& after) {
 }
 
 // A network's blocks: an image conv (3 input channels), a depthwise conv, a squeeze-excite
-// scale, a per-channel scale weight, a residual add, a conv whose 12 output channels take no
-// block, a channel concat, a global pool and a dense head. Convs, their epilogues, the pools and
-// the concat stay blocked; layouts change only before the 12-channel conv, at the
-// scale weight and at the head; the values are the same.
+// scale, a per-channel scale weight, a residual add, a conv whose 8 output channels take no
+// block (padding them to 16 would double its work), a channel concat, a global pool and a dense
+// head. Convs, their epilogues, the pools and the concat stay blocked; layouts change only
+// before the 8-channel conv, at the scale weight and at the head; the values are the same.
 TEST(AlterLayoutTest, BlocksConvNetsAndConvertsOnlyAtTheEdges) {
   const Model model =
       testing::ModelFromText(R"(#[version = "0.0.5"]
@@ -50,7 +50,7 @@ def @main(%x: Tensor[(1, 3, 10, 9), float32], %w0: Tensor[(16, 3, 3, 3), float32
           %b0: Tensor[(16), float32], %wd: Tensor[(16, 1, 3, 3), float32],
           %bd: Tensor[(16), float32], %ws: Tensor[(16, 16, 1, 1), float32],
           %s: Tensor[(16, 1, 1), float32], %w1: Tensor[(16, 16, 3, 3), float32],
-          %w2: Tensor[(12, 16, 1, 1), float32], %w3: Tensor[(16, 12, 1, 1), float32],
+          %w2: Tensor[(8, 16, 1, 1), float32], %w3: Tensor[(16, 8, 1, 1), float32],
           %wf: Tensor[(5, 32), float32]) {
   %0 = nn.conv2d(%x, %w0, strides=[2, 2], padding=[1, 1, 1, 1]);
   %1 = nn.bias_add(%0, %b0);
@@ -82,7 +82,7 @@ def @main(%x: Tensor[(1, 3, 10, 9), float32], %w0: Tensor[(16, 3, 3, 3), float32
   EXPECT_EQ(Count(printed, "nn.conv2d("), 1) << printed;
   EXPECT_EQ(Count(printed, "layout_transform("), 3) << printed;
   EXPECT_THAT(printed, Not(HasSubstr("nn.bias_add")));
-  // The image and the 12-channel map are read in NCHW as they are.
+  // The image and the 8-channel map are read in NCHW as they are.
   EXPECT_EQ(Count(printed, "data_layout=\"NCHW\", kernel_layout=\"OIHW1i16o\""), 2) << printed;
   EXPECT_THAT(printed, HasSubstr("kernel_layout=\"OIHW1i16o\""));
   EXPECT_THAT(printed, HasSubstr("layout=\"NCHW16c\", out_layout=\"NCHW16c\")"));
@@ -90,6 +90,47 @@ def @main(%x: Tensor[(1, 3, 10, 9), float32], %w0: Tensor[(16, 3, 3, 3), float32
   EXPECT_EQ(altered.params.count("w1"), 0u);
   EXPECT_EQ(altered.params.at("w1_OIHW16i16o").shape(), (ir::Shape{1, 1, 3, 3, 16, 16}));
   EXPECT_EQ(altered.params.at("w0_OIHW1i16o").shape(), (ir::Shape{1, 3, 3, 3, 1, 16}));
+  ExpectSameOutputs(model, altered);
+}
+
+// Channels that do not fill whole blocks are padded when that wastes at most a third of the
+// work: 24 stored as 32, zero weights into and out of the padding, a zero-extended bias and
+// scale, the padding sliced off where NCHW is read; a division by a per-channel weight (zero in
+// the padding) goes back to NCHW.
+TEST(AlterLayoutTest, PadsChannelsToWholeBlocks) {
+  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 16, 6, 5), float32], %w0: Tensor[(24, 16, 1, 1), float32],
+          %b0: Tensor[(24), float32], %wd: Tensor[(24, 1, 3, 3), float32],
+          %s: Tensor[(1, 24, 1, 1), float32], %w1: Tensor[(24, 24, 3, 3), float32],
+          %d: Tensor[(24, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w0, channels=24);
+  %1 = nn.bias_add(%0, %b0);
+  %2 = sigmoid(%1);
+  %3 = nn.conv2d(%2, %wd, padding=[1, 1, 1, 1], groups=24);
+  %4 = multiply(%3, %s);
+  %5 = add(%4, %2);
+  %6 = nn.max_pool2d(%5, pool_size=[2, 2], strides=[2, 2]);
+  %7 = nn.conv2d(%6, %w1, padding=[1, 1, 1, 1]);
+  %8 = divide(%7, %d);
+  (%8, %5)
+})",
+                                             {"w0", "b0", "wd", "s", "w1", "d"});
+  EXPECT_EQ(PaddedChannels(24), 32);
+  EXPECT_EQ(PaddedChannels(12), 16);
+  EXPECT_EQ(PaddedChannels(20), 0);
+  EXPECT_EQ(PaddedChannels(48), 48);
+  const Model altered = Altered(model);
+  const std::string printed = ir::PrintModule(altered.module);
+  EXPECT_EQ(Count(printed, "nn.contrib_conv2d_NCHWc("), 3) << printed;
+  EXPECT_THAT(printed, HasSubstr("groups=32")) << printed;
+  EXPECT_EQ(altered.params.at("w0_OIHW1i16o_32x16x1x1").shape(), (ir::Shape{2, 16, 1, 1, 1, 16}));
+  EXPECT_EQ(altered.params.at("w1_OIHW16i16o_32x32x3x3").shape(), (ir::Shape{2, 2, 3, 3, 16, 16}));
+  EXPECT_EQ(altered.params.at("wd_OIHW1i16o_32x1x3x3").shape(), (ir::Shape{2, 1, 3, 3, 1, 16}));
+  EXPECT_EQ(altered.params.at("b0_32").shape(), (ir::Shape{32}));
+  EXPECT_EQ(altered.params.at("s_1x32x1x1").shape(), (ir::Shape{1, 32, 1, 1}));
+  // Both outputs (the divide's operand and the residual sum) leave through a slice.
+  EXPECT_EQ(Count(printed, "strided_slice("), 2) << printed;
+  EXPECT_EQ(Count(printed, "divide("), 1) << printed;
   ExpectSameOutputs(model, altered);
 }
 
