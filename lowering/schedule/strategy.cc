@@ -636,7 +636,10 @@ class DefaultStrategy {
       return n;
     };
     const bool rows_outer = elements(weight->shape()) <= 4 * elements(data->shape());
-    if (!rows_outer && !bands && o->extent(c.first) * o->extent(n) >= kMinParallelExtent) {
+    // (Whole row tiles only: a tile shifted back inside the row would accumulate its shifted
+    // points twice across the reduction chunks.)
+    if (!rows_outer && !bands && width % owb == 0 &&
+        o->extent(c.first) * o->extent(n) >= kMinParallelExtent) {
       return ScheduleWeightStreamingConv(o, conv, n, c, h, w, cb, owb);
     }
     if (rows_outer) {
