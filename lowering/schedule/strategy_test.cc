@@ -194,6 +194,49 @@ def @main(%x: Tensor[(1, 8, 14, 13), float32], %w: Tensor[(16, 8, 1, 1), float32
   }
 }
 
+// 7-pixel rows under AVX2 (16 channels: two vectors a pixel, 6 pixels a tile at most): tiles of
+// 4 pixels, the second shifted back by one (8 computed), not 6 (12 computed); whole rows of 7
+// under AVX-512. The same results on every target.
+TEST(DefaultStrategyTest, BlockedConvTilesRowsWithLittleOverlap) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 2, 7, 7, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16), float32]) {
+  nn.contrib_conv2d_NCHWc(%x, %w, padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
+})");
+  for (const auto& [target, tile] :
+       {std::pair<const char*, const char*>{"x86-64-avx2", "64"}, {"x86-64-avx512", "224"}}) {
+    auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget(target));
+    ASSERT_TRUE(f.ok()) << f.status();
+    EXPECT_THAT(tir::PrimFuncToString(*f),
+                HasSubstr(absl::StrCat("allocate conv2d_NCHWc[float32 * ", tile, "] {")))
+        << target;
+  }
+  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+    EXPECT_EQ(Check(m, "main", "default", target, 17), "") << target;
+  }
+}
+
+// A squeeze-and-excitation scale ([1, C/16, 1, 1, 16] from a conv on the pooled vector) under a
+// map's epilogue (with a block of channels per thread): computed once per block, outside the
+// map's rows, also where its 16 lanes are two or four vectors and the epilogue's vector loop is
+// split.
+TEST(DefaultStrategyTest, BlockedScaleIsComputedOncePerChannelBlock) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%s: Tensor[(1, 2, 1, 1, 16), float32], %w: Tensor[(16, 2, 1, 1, 16, 16), float32], %x: Tensor[(1, 16, 3, 5, 16), float32]) {
+  %0 = nn.contrib_conv2d_NCHWc(%s, %w, padding=[0, 0, 0, 0], channels=256, kernel_size=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c");
+  %1 = clip(%0, a_min=0f, a_max=1f);
+  multiply(%x, %1)
+})");
+  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+    auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget(target));
+    ASSERT_TRUE(f.ok()) << f.status();
+    const std::string text = tir::PrimFuncToString(*f);
+    const size_t scale = text.find("allocate conv2d_NCHWc[float32 * 16] {");
+    ASSERT_NE(scale, std::string::npos) << target << "\n" << text;
+    EXPECT_LT(scale, text.find("for (i2, 0, 3)")) << target << "\n" << text;
+    EXPECT_EQ(Check(m, "main", "default", target, 19), "") << target;
+  }
+}
+
 TEST(DefaultStrategyTest, SoftmaxComputesItsReductionsAndExpsOncePerRow) {
   ir::Module m = TypedModule(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(3, 16), float32]) { nn.softmax(%x) }
