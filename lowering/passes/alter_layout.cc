@@ -60,7 +60,14 @@ class LayoutRewriter {
 
   absl::StatusOr<Model> Run() {
     const Expr& body = model_.module.main()->body();
-    for (const Expr& node : PostOrder(body)) {
+    const std::vector<Expr> order = PostOrder(body);
+    for (const Expr& node : order) {
+      const auto* call = node->As<ir::CallNode>();
+      if (call != nullptr && call->op() != nullptr && call->op()->name == "nn.conv2d") {
+        conv_inputs_.insert(call->args()[0].get());
+      }
+    }
+    for (const Expr& node : order) {
       ASSIGN_OR_RETURN(Blocked v, Visit(node));
       values_[node.get()] = v;
     }
@@ -83,7 +90,7 @@ class LayoutRewriter {
         Blocked v = Pool(*call);
         if (v.expr != nullptr) return v;
       } else if (name == "concatenate") {
-        Blocked v = Concatenate(*call);
+        Blocked v = Concatenate(node, *call);
         if (v.expr != nullptr) return v;
       } else if (IsLayoutAgnostic(*call->op())) {
         ASSIGN_OR_RETURN(Blocked v, Elementwise(node, *call));
@@ -305,31 +312,49 @@ class LayoutRewriter {
 
   // Channels joined: blocked when every part has the same block (whole blocks join in order)
   // and only the last is padded.
-  Blocked Concatenate(const ir::CallNode& call) {
+  // Concatenation along channels: in place of the parts' blocks when they are all blocked and
+  // only the last has padding; else, when a conv reads the result and its channels fill whole
+  // blocks (the detector's neck: 24-channel maps, one blocked and padded to 32, three resized
+  // in NCHW, into 96), through NCHW inside the concatenation's kernel, so that the conv still
+  // reads blocks.
+  Blocked Concatenate(const Expr& node, const ir::CallNode& call) {
     const auto* tuple = call.args()[0]->As<ir::TupleNode>();
     if (tuple == nullptr || call.attrs().GetInt("axis") != 1) return Blocked{};
     int64_t block = -1;
+    bool in_place = true;
     int64_t pad = 0;
+    int64_t channels = 0;
     std::vector<Expr> fields;
     for (const Expr& f : tuple->fields()) {
       const auto it = values_.find(f.get());
-      if (it == values_.end() || it->second.block == 0 || !IsFloat32Rank4(f->checked_type()) ||
-          (block != -1 && it->second.block != block) || pad != 0) {
-        return Blocked{};
-      }
+      if (it == values_.end() || !IsFloat32Rank4(f->checked_type())) return Blocked{};
+      in_place = in_place && it->second.block != 0 && pad == 0 &&
+                 (block == -1 || it->second.block == block);
       block = it->second.block;
       pad = it->second.pad;
+      channels += f->checked_type().shape()[1];
       fields.push_back(it->second.expr);
     }
-    if (block <= 0) return Blocked{};
-    return Blocked{MakeOpCall("concatenate", {ir::TupleNode::Make(std::move(fields))},
-                              {{"axis", AttrValue::Int(1)}}),
-                   block, pad};
+    if (in_place) {
+      return Blocked{MakeOpCall("concatenate", {ir::TupleNode::Make(std::move(fields))},
+                                {{"axis", AttrValue::Int(1)}}),
+                     block, pad};
+    }
+    if (conv_inputs_.count(node.get()) == 0 || PaddedChannels(channels) != channels) {
+      return Blocked{};
+    }
+    std::vector<Expr> plain;
+    for (const Expr& f : tuple->fields()) plain.push_back(Plain(f));
+    Expr joined = MakeOpCall("concatenate", {ir::TupleNode::Make(std::move(plain))},
+                             {{"axis", AttrValue::Int(1)}});
+    const int64_t b = OutputChannelBlock(channels);
+    return Blocked{Transform(joined, "NCHW", ir::BlockedDataLayout(b)), b, 0};
   }
 
   const Model& model_;
   ParamMap params_;
   std::map<const ir::ExprNode*, Blocked> values_;
+  std::set<const ir::ExprNode*> conv_inputs_;  // original nodes a conv reads as its data
   std::map<const ir::ExprNode*, Expr> plain_;
   std::map<std::pair<const ir::ExprNode*, int64_t>, Expr> reblocked_;
   std::map<std::string, std::string> relaid_;  // weight_layout[_shape] -> param name

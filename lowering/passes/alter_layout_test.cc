@@ -134,6 +134,32 @@ def @main(%x: Tensor[(1, 16, 6, 5), float32], %w0: Tensor[(24, 16, 1, 1), float3
   ExpectSameOutputs(model, altered);
 }
 
+// A concatenation of maps whose channels do not fill whole blocks one by one (a padded 24-channel
+// map and a 24-channel map resized in NCHW) but do together (48): joined in NCHW and laid out in
+// blocks once, so that the conv reading it reads blocks; a concatenation no conv reads stays in
+// NCHW.
+TEST(AlterLayoutTest, BlocksAConcatenationThatFillsWholeBlocks) {
+  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 16, 4, 4), float32], %y: Tensor[(1, 24, 2, 2), float32],
+          %w0: Tensor[(24, 16, 1, 1), float32], %w1: Tensor[(16, 48, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w0, channels=24);
+  %1 = image.resize2d(%y, size=[4, 4], method="nearest_neighbor");
+  %2 = (%0, %1);
+  %3 = concatenate(%2, axis=1);
+  %4 = nn.conv2d(%3, %w1, padding=[1, 1, 1, 1]);
+  %5 = (%1, %0);
+  %6 = concatenate(%5, axis=1);
+  (%4, %6)
+})",
+                                             {"w0", "w1"});
+  const Model altered = Altered(model);
+  const std::string printed = ir::PrintModule(altered.module);
+  EXPECT_EQ(Count(printed, "nn.contrib_conv2d_NCHWc("), 2) << printed;
+  EXPECT_EQ(altered.params.at("w1_OIHW16i16o").shape(), (ir::Shape{1, 3, 3, 3, 16, 16}));
+  EXPECT_THAT(printed, HasSubstr(R"(src_layout="NCHW", dst_layout="NCHW16c")")) << printed;
+  ExpectSameOutputs(model, altered);
+}
+
 // Convs the pass leaves alone: a weight that is a model input, int32 data, a grouped conv that
 // is not depthwise, and output channels that no block divides.
 TEST(AlterLayoutTest, KeepsWhatItCannotBlock) {

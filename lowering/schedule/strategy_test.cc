@@ -237,6 +237,25 @@ def @main(%s: Tensor[(1, 2, 1, 1, 16), float32], %w: Tensor[(16, 2, 1, 1, 16, 16
   }
 }
 
+// A concatenation laid out in channel blocks (parts of 24 channels: a block takes from two):
+// a tile of a block's channels x a vector of pixels at a time, rows along the vector, then a
+// transposing copy; rows of 10 (a shifted last vector under AVX2) on every target.
+TEST(DefaultStrategyTest, ConcatenationIntoBlocksGoesThroughATile) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%a: Tensor[(1, 24, 3, 10), float32], %b: Tensor[(1, 24, 3, 10), float32]) {
+  %0 = (%a, %b);
+  %1 = concatenate(%0, axis=1);
+  layout_transform(%1, src_layout="NCHW", dst_layout="NCHW16c")
+})");
+  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = tir::PrimFuncToString(*f);
+  EXPECT_THAT(text, HasSubstr("allocate concatenate[float32 * 128] {")) << text;
+  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+    EXPECT_EQ(Check(m, "main", "default", target, 23), "") << target;
+  }
+}
+
 TEST(DefaultStrategyTest, SoftmaxComputesItsReductionsAndExpsOncePerRow) {
   ir::Module m = TypedModule(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(3, 16), float32]) { nn.softmax(%x) }
