@@ -693,10 +693,7 @@ class DefaultStrategy {
       return n;
     };
     const bool rows_outer = elements(weight->shape()) <= 4 * elements(data->shape());
-    // (Whole row tiles only: a tile shifted back inside the row would accumulate its shifted
-    // points twice across the reduction chunks.)
-    if (!rows_outer && !bands && width % owb == 0 &&
-        o->extent(c.first) * o->extent(n) >= kMinParallelExtent) {
+    if (!rows_outer && !bands && o->extent(c.first) * o->extent(n) >= kMinParallelExtent) {
       return ScheduleWeightStreamingConv(o, conv, n, c, h, w, cb, owb);
     }
     if (rows_outer) {
@@ -761,7 +758,11 @@ class DefaultStrategy {
     const int64_t chunk =
         DivisorAtMost(in_blocks, std::max<int64_t>(1, kWeightChunkBytes / per_block));
     ASSIGN_OR_RETURN(auto rc, conv->Split(conv->reduce_axis(0), chunk));
-    ASSIGN_OR_RETURN(auto cw, conv->Split(conv->axis(3), owb, TailStrategy::kShiftInwards));
+    // A row that tiles do not fill ends in a tail tile of its own (a guarded split, which
+    // lowering partitions into whole tiles and a narrower tail loop): a tile shifted back inside
+    // the row would accumulate its shifted points twice across the reduction chunks. (AVX2 on
+    // 7x7 maps, tiles of 4 + 3: ResNet-50's 1x1 2048 strided to 7x7, 4.4 -> 2.9 ms.)
+    ASSIGN_OR_RETURN(auto cw, conv->Split(conv->axis(3), owb, TailStrategy::kGuardWithIf));
     std::vector<Loop> order = {conv->axis(0), rc.first, conv->axis(2), cw.first, rc.second};
     for (int r = 1; r < conv->num_reduce_axes(); ++r) order.push_back(conv->reduce_axis(r));
     for (Loop l : {conv->axis(1), cw.second, conv->axis(4)}) order.push_back(l);
