@@ -18,7 +18,9 @@
 //   - bias_add becomes an add of the bias stored as [1, C/b, 1, 1, b]; elementwise and
 //     broadcasting ops take blocked operands as they are and convert the others (a [1, C, 1, 1]
 //     scale, a residual), so a conv's epilogue stays in its kernel;
-//   - global pools and channel concatenation work on blocked tensors;
+//   - global pools and channel concatenation work on blocked tensors; a concatenation that a
+//     conv reads, of parts whose channels fill whole blocks only together (24 + 24 + ...), is
+//     joined in NCHW and laid out in blocks inside its own kernel;
 //   - every other consumer gets NCHW back through a layout_transform, which fuses into it or
 //     becomes a kernel of its own: layout changes happen only at the edges of a blocked region.
 //
