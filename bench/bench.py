@@ -108,13 +108,17 @@ def profile(binary, work, env, runs):
         trace = json.load(f)
     peak = trace["otherData"]
     durations = {}
+    loops = {}
     info = {}
     for e in trace["traceEvents"]:
         if e.get("ph") != "X":
             continue
         call = e["args"]["call"]
         durations.setdefault(call, []).append(e["dur"] / 1e3)
+        loops.setdefault(call, []).append(e["args"].get("parallel_loops", 0))
         info[call] = e
+    # The pool's forks per run (each call's median) and what they cost at the measured rate.
+    peak["parallel_loops"] = sum(statistics.median(n) for n in loops.values())
     calls = []
     for call, ms in durations.items():
         e = info[call]
@@ -140,6 +144,12 @@ def profile(binary, work, env, runs):
 def print_profile(calls, peak):
     flagged = [c for c in calls
                if c["share_pct"] > 100 * FLAG_SHARE and c["peak_pct"] < 100 * FLAG_PEAK]
+    if peak.get("threads", 1) > 1 and "fork_join_us" in peak:
+        total = sum(c["ms"] for c in calls)
+        cost = peak["parallel_loops"] * peak["fork_join_us"] / 1e3
+        print(f"    thread pool: {peak['parallel_loops']:.0f} parallel loops per run, fork/join "
+              f"{peak['fork_join_us']:.2f} us each: {cost:.3f} ms, "
+              f"{100 * cost / total if total > 0 else 0:.1f}% of the kernel time")
     for c in calls[:3]:
         print(f"    slowest: call {c['call']:3d} {c['ms']:8.3f} ms {c['share_pct']:5.1f}% "
               f"{c['peak_pct']:5.0f}% of peak ({c['bound']})  {c['ops']}: {c['shapes']}")
@@ -224,6 +234,9 @@ def main():
                 row["compile_max_s"] = round(max(ctimes), 3)
             row["peak"] = {k: peak[k] for k in ("peak_vector_bits", "peak_gflops", "peak_gbps")
                            if k in peak}
+            if "fork_join_us" in peak:
+                row["parallel_loops"] = peak["parallel_loops"]
+                row["fork_join_us"] = peak["fork_join_us"]
             row["slowest"] = calls[:3]
             rows.append(row)
             print_row(row, header=len(rows) == 1)

@@ -16,6 +16,7 @@
 #include "runtime/relay_peak.h"
 #include "runtime/relay_profile.h"
 #include "runtime/relay_runtime.h"
+#include "runtime/thread_pool.h"
 
 namespace {
 
@@ -28,6 +29,9 @@ struct Record {
   int64_t start_ns;
   int64_t end_ns;
   int thread;  // a small number per recording thread, for the trace's rows
+  // Parallel loops the pool forked since the previous record on this thread: the call's own,
+  // as a model's calls run one after another on its thread.
+  int64_t loops;
 };
 
 struct Recorder {
@@ -52,6 +56,16 @@ bool EnvSet(const char* name) {
 void ReportAtExit() {
   const char* trace = std::getenv("RELAY_PROFILE_TRACE");
   RelayProfileReport(stdout, trace != nullptr && trace[0] != '\0' ? trace : nullptr);
+}
+
+// The pool's fork count at this thread's previous record (-1: none yet).
+thread_local int64_t tls_forks_seen = -1;
+
+int64_t LoopsSinceLastRecord() {
+  const int64_t now = relay::runtime::GlobalThreadPool().forks();
+  const int64_t loops = tls_forks_seen < 0 ? 0 : now - tls_forks_seen;
+  tls_forks_seen = now;
+  return loops;
 }
 
 int ThreadNumber() {
@@ -90,7 +104,9 @@ std::string Json(const char* s) {
 struct CallStats {
   const RelayProfileCall* info = nullptr;
   std::vector<double> ms;
+  std::vector<double> loops;
   double median_ms = 0;
+  double median_loops = 0;
 };
 
 struct ModelStats {
@@ -99,6 +115,7 @@ struct ModelStats {
   int runs = 0;
   int vector_bits = 0;
   double total_ms = 0;  // the sum of the calls' medians: one run's kernel time
+  double loops = 0;     // the sum of the calls' median parallel loops: one run's forks
 };
 
 std::vector<ModelStats> Summarize(const std::vector<Record>& records) {
@@ -107,22 +124,43 @@ std::vector<ModelStats> Summarize(const std::vector<Record>& records) {
     auto it = std::find_if(models.begin(), models.end(),
                            [&](const ModelStats& m) { return m.name == r.call->model; });
     if (it == models.end()) {
-      models.push_back(ModelStats{r.call->model, {}, 0, 0, 0});
+      models.push_back(ModelStats{r.call->model, {}, 0, 0, 0, 0});
       it = models.end() - 1;
     }
     CallStats& c = it->calls[r.call->call];
     c.info = r.call;
     c.ms.push_back(static_cast<double>(r.end_ns - r.start_ns) / 1e6);
+    c.loops.push_back(static_cast<double>(r.loops));
     if (r.call->call == 0) ++it->runs;
     it->vector_bits = std::max(it->vector_bits, r.call->vector_bits);
   }
   for (ModelStats& m : models) {
     for (auto& [index, c] : m.calls) {
       c.median_ms = Median(c.ms);
+      c.median_loops = Median(c.loops);
       m.total_ms += c.median_ms;
+      m.loops += c.median_loops;
     }
   }
   return models;
+}
+
+// What one fork/join of the pool costs now, in microseconds: the median of rounds of empty
+// loops with one chunk per thread (0 with one thread: nothing forks). The measuring thread's
+// fork count restarts after it, so its loops are no call's.
+double ForkJoinUs() {
+  const int threads = RelayGetNumThreads();
+  if (threads <= 1) return 0;
+  auto empty = [](int64_t, int64_t, void*) {};
+  std::vector<double> rounds;
+  for (int round = 0; round < 9; ++round) {
+    constexpr int kLoops = 200;
+    const int64_t start = RelayProfileNow();
+    for (int i = 0; i < kLoops; ++i) RelayParallelFor(threads, empty, nullptr);
+    rounds.push_back(static_cast<double>(RelayProfileNow() - start) / 1e3 / kLoops);
+  }
+  tls_forks_seen = relay::runtime::GlobalThreadPool().forks();
+  return Median(rounds);
 }
 
 // What bounds a call on the roofline, and how close it gets: the roofline time over the
@@ -141,7 +179,7 @@ Roofline RooflineOf(const RelayProfileCall& call, double ms, const RelayPeak& pe
   return r;
 }
 
-void PrintModel(FILE* out, const ModelStats& m, const RelayPeak* peak) {
+void PrintModel(FILE* out, const ModelStats& m, const RelayPeak* peak, double fork_join_us) {
   const int threads = RelayGetNumThreads();
   std::fprintf(out, "\nprofile of %s: %d run%s, %d thread%s, %zu kernel calls, %.3f ms per run\n",
                m.name.c_str(), m.runs, m.runs == 1 ? "" : "s", threads, threads == 1 ? "" : "s",
@@ -152,6 +190,13 @@ void PrintModel(FILE* out, const ModelStats& m, const RelayPeak* peak) {
                  peak->gbps);
   } else {
     std::fprintf(out, "peak: not measured (%s)\n", RelayGetLastError());
+  }
+  if (threads > 1) {
+    const double ms = m.loops * fork_join_us / 1e3;
+    std::fprintf(out,
+                 "thread pool: %.0f parallel loops per run, fork/join %.2f us each (measured "
+                 "now): %.3f ms, %.1f%% of the run\n",
+                 m.loops, fork_join_us, ms, m.total_ms > 0 ? 100.0 * ms / m.total_ms : 0);
   }
   std::fprintf(out, "%5s  %-22s %9s %7s %8s %8s %6s  %-7s  %s\n", "call", "kernel", "ms", "share",
                "GFLOP/s", "GB/s", "%peak", "bound", "ops: shapes");
@@ -178,13 +223,16 @@ void PrintModel(FILE* out, const ModelStats& m, const RelayPeak* peak) {
   }
 }
 
-bool WriteTrace(const char* path, const std::vector<Record>& records, const RelayPeak* peak) {
+bool WriteTrace(const char* path, const std::vector<Record>& records, const RelayPeak* peak,
+                double fork_join_us) {
   FILE* f = std::fopen(path, "w");
   if (f == nullptr) return false;
   int64_t t0 = records.empty() ? 0 : records.front().start_ns;
   for (const Record& r : records) t0 = std::min(t0, r.start_ns);
-  std::fprintf(f, "{\"displayTimeUnit\": \"ms\",\n \"otherData\": {\"threads\": %d",
-               RelayGetNumThreads());
+  std::fprintf(f,
+               "{\"displayTimeUnit\": \"ms\",\n \"otherData\": {\"threads\": %d, "
+               "\"fork_join_us\": %.3f",
+               RelayGetNumThreads(), fork_join_us);
   if (peak != nullptr) {
     std::fprintf(f,
                  ", \"peak_vector_bits\": %d, \"peak_threads\": %d, \"peak_gflops\": %.3f, "
@@ -200,12 +248,13 @@ bool WriteTrace(const char* path, const std::vector<Record>& records, const Rela
     std::fprintf(f,
                  ",\n  {\"ph\": \"X\", \"pid\": 1, \"tid\": %d, \"name\": %s, \"cat\": %s, "
                  "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"call\": %d, \"kernel\": %s, "
-                 "\"shapes\": %s, \"flops\": %lld, \"bytes\": %lld, \"vector_bits\": %d}}",
+                 "\"shapes\": %s, \"flops\": %lld, \"bytes\": %lld, \"vector_bits\": %d, "
+                 "\"parallel_loops\": %lld}}",
                  r.thread, Json(c.ops).c_str(), Json(c.model).c_str(),
                  static_cast<double>(r.start_ns - t0) / 1e3,
                  static_cast<double>(r.end_ns - r.start_ns) / 1e3, c.call, Json(c.kernel).c_str(),
                  Json(c.shapes).c_str(), static_cast<long long>(c.flops),
-                 static_cast<long long>(c.bytes), c.vector_bits);
+                 static_cast<long long>(c.bytes), c.vector_bits, static_cast<long long>(r.loops));
   }
   std::fprintf(f, "\n]}\n");
   const bool ok = std::ferror(f) == 0;
@@ -247,7 +296,7 @@ void RelayProfileRecord(const RelayProfileCall* call, int64_t start_ns, int64_t 
     ++rec.dropped;
     return;
   }
-  rec.records.push_back(Record{call, start_ns, end_ns, thread});
+  rec.records.push_back(Record{call, start_ns, end_ns, thread, LoopsSinceLastRecord()});
 }
 
 int RelayProfileReport(FILE* out, const char* trace_path) {
@@ -269,10 +318,11 @@ int RelayProfileReport(FILE* out, const char* trace_path) {
       peaks[m.vector_bits] = peak;
     }
   }
+  const double fork_join_us = ForkJoinUs();
   if (models.empty()) std::fprintf(out, "profile: no kernel calls recorded\n");
   for (const ModelStats& m : models) {
     auto it = peaks.find(m.vector_bits);
-    PrintModel(out, m, it == peaks.end() ? nullptr : &it->second);
+    PrintModel(out, m, it == peaks.end() ? nullptr : &it->second, fork_join_us);
   }
   if (dropped > 0) {
     std::fprintf(out, "profile: %lld calls not recorded (more than %zu since the last report)\n",
@@ -281,7 +331,7 @@ int RelayProfileReport(FILE* out, const char* trace_path) {
   std::fflush(out);
   if (trace_path == nullptr) return 0;
   const RelayPeak* peak = peaks.empty() ? nullptr : &peaks.begin()->second;
-  if (!WriteTrace(trace_path, records, peak)) {
+  if (!WriteTrace(trace_path, records, peak, fork_join_us)) {
     const std::string message = std::string("RelayProfileReport: cannot write the trace ") +
                                 trace_path + ": " + std::strerror(errno);
     RelaySetLastError(message.c_str());

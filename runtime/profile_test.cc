@@ -103,6 +103,33 @@ TEST(ProfileTest, WritesAChromeTrace) {
   EXPECT_EQ(trace.substr(trace.size() - 4), "\n]}\n");
 }
 
+// With 2 threads, each call's parallel loops (forked between its record and the previous one)
+// are counted: per run in the report's thread-pool line with the fork/join cost measured at
+// report time, per call in the trace.
+TEST(ProfileTest, CountsEachCallsParallelLoopsAndTheirForkJoinCost) {
+  RelaySetNumThreads(2);
+  auto body = [](int64_t, int64_t, void*) {};
+  int64_t t = RelayProfileNow();
+  RelayProfileRecord(&kCalls[1], t, t + 1000);  // the thread's first record: counts from here
+  for (int run = 0; run < 3; ++run) {
+    for (int i = 0; i < 3; ++i) RelayParallelFor(4, body, nullptr);
+    RelayProfileRecord(&kCalls[0], t, t + 1000);
+    RelayParallelFor(4, body, nullptr);
+    RelayProfileRecord(&kCalls[1], t, t + 1000);
+  }
+  const std::string path = TempPath("loops.json");
+  const std::string report = Report(path.c_str());
+  RelaySetNumThreads(0);
+  EXPECT_NE(report.find("thread pool: 4 parallel loops per run, fork/join "), std::string::npos)
+      << report;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string trace = text.str();
+  EXPECT_NE(trace.find("\"parallel_loops\": 3}"), std::string::npos) << trace;
+  EXPECT_NE(trace.find("\"fork_join_us\": "), std::string::npos) << trace;
+}
+
 TEST(ProfileTest, AnUnwritableTraceIsAnErrorButTheReportIsPrinted) {
   const int64_t t = RelayProfileNow();
   RelayProfileRecord(&kCalls[0], t, t + 1000);

@@ -7,7 +7,9 @@
  * (RelayProfileRecord); RelayProfileReport then prints, per model and kernel call, sorted by
  * time: the median time over the recorded runs, the share of the model's time, GFLOP/s, GB/s
  * and the percentage of this machine's roofline (relay_peak.h) with what bounds it, the fused
- * ops and the shapes; and it can write the calls as a Chrome trace (the JSON trace event
+ * ops and the shapes; with more than one thread, the parallel loops a run forks (the pool's
+ * forks between a call's record and the previous one on its thread) and the fork/join cost
+ * measured at report time; and it can write the calls as a Chrome trace (the JSON trace event
  * format that Perfetto, ui.perfetto.dev, and chrome://tracing open). With the environment
  * variables set, the report goes to stdout and the trace to RELAY_PROFILE_TRACE when the
  * process exits.

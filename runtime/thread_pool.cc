@@ -227,6 +227,7 @@ void ThreadPool::ParallelFor(int64_t n, RelayParallelBody body, void* closure) {
     homes_[t].end = end;
   }
   pending_.store(helpers);
+  if (helpers > 0) forks_.fetch_add(1, std::memory_order_relaxed);
   for (int k = 0; k < helpers; ++k) {
     Worker* w = workers_[static_cast<size_t>(k)].get();
     w->seq.fetch_add(1);  // publishes the loop fields above

@@ -88,6 +88,10 @@ class ThreadPool {
   // itself inside a loop (nested). n <= 0: no call.
   void ParallelFor(int64_t n, RelayParallelBody body, void* closure);
 
+  // Loops that ran on more than one thread since the pool started (for the profile's fork/join
+  // line): every such loop paid one wake-up of the workers and one join.
+  int64_t forks() const { return forks_.load(std::memory_order_relaxed); }
+
   // Stops the workers and starts num_threads - 1 new ones (clamped as in the constructor).
   // Waits for a loop running on another thread. Returns false, changing nothing, when called
   // from inside a parallel loop (that would deadlock).
@@ -104,6 +108,7 @@ class ThreadPool {
   void WakeCaller();
 
   std::atomic<int> num_threads_{1};
+  std::atomic<int64_t> forks_{0};
   std::vector<std::unique_ptr<Worker>> workers_;  // index w runs chunk w + 1
 
   // Held by the thread whose loop uses the workers (and by Resize/Stop).

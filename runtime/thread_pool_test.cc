@@ -143,6 +143,20 @@ TEST(ThreadPool, NonPositiveNDoesNotCallTheBody) {
   EXPECT_EQ(calls, 0);
 }
 
+// forks() counts the loops that woke workers: not a one-iteration loop, not a 1-thread pool.
+TEST(ThreadPool, CountsTheLoopsThatFork) {
+  auto body = [](int64_t, int64_t, void*) {};
+  ThreadPool pool(2);
+  EXPECT_EQ(pool.forks(), 0);
+  pool.ParallelFor(8, body, nullptr);
+  pool.ParallelFor(2, body, nullptr);
+  pool.ParallelFor(1, body, nullptr);
+  EXPECT_EQ(pool.forks(), 2);
+  ThreadPool serial(1);
+  serial.ParallelFor(8, body, nullptr);
+  EXPECT_EQ(serial.forks(), 0);
+}
+
 // Chunks run on different threads at the same time: each of 4 chunks waits until all 4 have
 // started, which can only happen if they run concurrently (with a deadline, so a serial pool
 // fails instead of hanging).
