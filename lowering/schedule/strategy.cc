@@ -154,6 +154,36 @@ int64_t RowTile(int64_t width, int64_t max) {
   return best;
 }
 
+// A blocked conv's register tile: `rows` x `pixels` of a row, each pixel's block of channels
+// in `vectors` vectors.
+struct ConvTile {
+  int64_t rows = 1;
+  int64_t pixels = 1;
+};
+
+// Two rows of fewer pixels when one row's tile fills the accumulators that a second block of
+// channels would need (AVX2: 16 channels are two vectors, so 4-6 pixels of one row leave no room
+// for a second block, and 7-, 14-, 28- and 56-pixel rows took tiles of 4 or 5 pixels: 8-10 of
+// the 12 accumulators, the FMA pipes short of independent chains). The cost of a tiling counts
+// the pixels it computes (both splits shift their last tile back) x (1 + 1/pixels a tile), as
+// in `RowTile`; a tie goes to the tile with more accumulators, else to one row. Measured under AVX2
+// (kernel_bench, 1 thread): ResNet's 3x3 64 on 56x56 3.1-3.4 -> 2.8-2.95 ms with 2 x 3 tiles, 3x3
+// 128 on 28x28 2.8-3.3 -> 2.8 ms, 3x3 256 on 14x14 even.
+ConvTile RegisterTile(int64_t height, int64_t width, int64_t vectors, int64_t budget) {
+  const int64_t max = std::clamp<int64_t>(budget / vectors, 1, std::min<int64_t>(width, 8));
+  const ConvTile one{1, RowTile(width, max)};
+  if (height < 2 || budget / (one.pixels * vectors) >= 2 || max / 2 < 2) return one;
+  const ConvTile two{2, RowTile(width, max / 2)};
+  auto cost = [&](const ConvTile& t) {
+    const auto computed = [](int64_t n, int64_t f) { return (n + f - 1) / f * f; };
+    return static_cast<double>(computed(height, t.rows) * computed(width, t.pixels)) *
+           (1.0 + 1.0 / static_cast<double>(t.rows * t.pixels));
+  };
+  const double c1 = cost(one), c2 = cost(two);
+  const bool more_accumulators = two.rows * two.pixels > one.pixels;
+  return c2 < c1 * (1 - 1e-9) || (c2 <= c1 * (1 + 1e-9) && more_accumulators) ? two : one;
+}
+
 absl::Status ScheduleAnchor(Stage* s, const Target& target) {
   if (s->num_axes() == 0) return absl::OkStatus();
   ASSIGN_OR_RETURN(Loop vec, SplitForVectors(s, s->axis(s->num_axes() - 1), Lanes(*s, target)));
@@ -665,24 +695,21 @@ class DefaultStrategy {
     const bool depthwise = conv->num_reduce_axes() == 2;
     const int64_t vectors = (block + lanes - 1) / lanes;
     const int64_t budget = target_.vector_bits >= 512 ? 24 : 12;
+    const int64_t height = o->extent(o->axis(2));
     const int64_t owb =
         RowTile(width, std::clamp<int64_t>(budget / vectors, 1, std::min<int64_t>(width, 8)));
-    const int64_t cob =
-        depthwise ? 1
-                  : DivisorAtMost(channels, std::clamp<int64_t>(budget / (owb * vectors), 1, 4));
-    Loop n = o->axis(0), cb = o->axis(4);
-    ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), cob));
+    auto blocks_for = [&](int64_t pixels) {
+      return depthwise
+                 ? 1
+                 : DivisorAtMost(channels, std::clamp<int64_t>(budget / (pixels * vectors), 1, 4));
+    };
+    const int64_t cob = blocks_for(owb);
     // Depthwise, or one tile of channels (an image's first conv): bands of rows, each padding
     // the input rows it reads (PadBandAt) while they are in cache. Such a conv reads each input
     // once, so padding the whole input first would double its memory traffic. Bands of up to 8
     // rows, at least 16 bands in all.
-    const int64_t height = o->extent(o->axis(2));
-    const int64_t blocks = o->extent(c.first) * o->extent(n);
-    const bool bands = depthwise || o->extent(c.first) == 1;
-    const int64_t hb =
-        bands ? DivisorAtMost(height, std::clamp<int64_t>(blocks * height / 16, 1, 8)) : 1;
-    ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), hb));
-    ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), owb, TailStrategy::kShiftInwards));
+    const int64_t blocks = channels / cob * o->extent(o->axis(0));
+    const bool bands = depthwise || channels == cob;
     // Which of rows and channel blocks is outer, and so split among the threads: rows when
     // the weights are no larger than the input (each thread then reads the rows of the input
     // that it, splitting the layer before by rows too, most likely wrote, and every block's
@@ -698,11 +725,20 @@ class DefaultStrategy {
     const bool rows_outer = elements(weight->shape()) <= 4 * elements(data->shape());
     // (Small maps only: the accumulated map and a chunk of weights share L1. ResNet's 14x14
     // 3x3 convs under AVX2, 12.5 KB of map: 3.1 -> 6.7 ms streamed.)
-    const int64_t map_bytes = cob * o->extent(o->axis(2)) * width * block * 4;
-    if (!rows_outer && !bands && map_bytes <= kWeightChunkBytes / 4 &&
-        o->extent(c.first) * o->extent(n) >= kMinParallelExtent) {
-      return ScheduleWeightStreamingConv(o, conv, n, c, h, w, cb, owb);
-    }
+    const int64_t map_bytes = cob * height * width * block * 4;
+    const bool streams =
+        !rows_outer && !bands && map_bytes <= kWeightChunkBytes / 4 && blocks >= kMinParallelExtent;
+    // The register tile of the other convs: one row, or two (`RegisterTile`).
+    const ConvTile tile =
+        bands || streams ? ConvTile{1, owb} : RegisterTile(height, width, vectors, budget);
+    Loop n = o->axis(0), cb = o->axis(4);
+    ASSIGN_OR_RETURN(auto c,
+                     o->Split(o->axis(1), streams ? cob : blocks_for(tile.pixels * tile.rows)));
+    const int64_t hb =
+        bands ? DivisorAtMost(height, std::clamp<int64_t>(blocks * height / 16, 1, 8)) : tile.rows;
+    ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), hb, TailStrategy::kShiftInwards));
+    ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), tile.pixels, TailStrategy::kShiftInwards));
+    if (streams) return ScheduleWeightStreamingConv(o, conv, n, c, h, w, cb, owb);
     // Rows outer with more weights than half of L2: the channel blocks go in groups whose
     // weights fit there, each group's rows split among the threads; else every row read all
     // the weights from L3 again. (ResNet-50's 1x1 512 -> 1024 on 28x28, 2 MB of weights, AVX2:
@@ -718,17 +754,18 @@ class DefaultStrategy {
       groups = g.first;
       c.first = g.second;
     }
-    if (rows_outer) {
-      std::vector<Loop> order = {n, h.first, c.first, h.second, w.first, c.second, w.second, cb};
-      if (groups) order.insert(order.begin(), *groups);
-      RETURN_IF_ERROR(o->Reorder(order));
-    } else {
-      RETURN_IF_ERROR(o->Reorder({n, c.first, h.first, h.second, w.first, c.second, w.second, cb}));
-    }
+    // A band's rows run outside its tiles; a tile's rows are the register tile's.
+    std::vector<Loop> tile_loops = {w.first, c.second, h.second, w.second, cb};
+    if (bands) tile_loops = {h.second, w.first, c.second, w.second, cb};
+    std::vector<Loop> nest = {n, rows_outer ? h.first : c.first, rows_outer ? c.first : h.first};
+    if (groups) nest.insert(nest.begin(), *groups);
+    nest.insert(nest.end(), tile_loops.begin(), tile_loops.end());
+    RETURN_IF_ERROR(o->Reorder(nest));
     ASSIGN_OR_RETURN(Loop outer, o->Fuse(n, rows_outer ? h.first : c.first));
     ASSIGN_OR_RETURN(Loop nch, o->Fuse(outer, rows_outer ? c.first : h.first));
     RETURN_IF_ERROR(o->Parallel(nch));
     if (bands) RETURN_IF_ERROR(PadBandAt(o, nch, conv));
+    if (!bands) RETURN_IF_ERROR(o->Unroll(h.second));
     RETURN_IF_ERROR(o->Unroll(c.second));
     RETURN_IF_ERROR(o->Unroll(w.second));
     RETURN_IF_ERROR(o->Vectorize(cb));

@@ -8,7 +8,9 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -212,6 +214,30 @@ def @main(%x: Tensor[(1, 2, 7, 7, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16)
   }
   for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
     EXPECT_EQ(Check(m, "main", "default", target, 17), "") << target;
+  }
+}
+
+// 14-pixel rows under AVX2: a row's tile of 5 pixels (10 accumulators) leaves no room for a
+// second block of channels, so the tile takes 2 rows x 3 pixels (12 accumulators, the last
+// tile of a row shifted back); under AVX-512 one row of 7 pixels x 2 blocks. The same results
+// on every target.
+TEST(DefaultStrategyTest, BlockedConvTilesTwoRowsWhereOneLeavesRegistersIdle) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 2, 14, 14, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16), float32]) {
+  nn.contrib_conv2d_NCHWc(%x, %w, padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
+})");
+  for (const auto& [target, tile, rows] :
+       {std::tuple<const char*, const char*, bool>{"x86-64-avx2", "96", true},
+        {"x86-64-avx512", "224", false}}) {
+    auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget(target));
+    ASSERT_TRUE(f.ok()) << f.status();
+    const std::string text = tir::PrimFuncToString(*f);
+    EXPECT_THAT(text, HasSubstr(absl::StrCat("allocate conv2d_NCHWc[float32 * ", tile, "] {")))
+        << target;
+    EXPECT_EQ(absl::StrContains(text, "for (h, 0, 2) unrolled"), rows) << target;
+  }
+  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+    EXPECT_EQ(Check(m, "main", "default", target, 19), "") << target;
   }
 }
 
