@@ -1,12 +1,13 @@
 // Kernel-level benchmark: where a model's time goes, and whether a schedule is right.
 //
 //   bazel run -c opt //bench:kernel_bench -- --target x86-64-avx2 [--graph M.graph.json]
-//       [--check] [--runs N] [--threads T] [--tir] K.relay ...
+//       [--check] [--runs N] [--threads T] [--tir] [--cold] K.relay ...
 //
 // For each kernel file: compiles it with the default strategy (timing the compile), JITs it,
 // fills its inputs with deterministic values (floats in [-1, 1), integers in [0, 10)), times
 // --runs calls and prints the fastest (KB_MEDIAN=1: the median; with --threads 1, of the
-// thread's CPU time, which other processes on the machine disturb less; KB_WALL=1: wall time),
+// thread's CPU time, which other processes on the machine disturb less; KB_WALL=1: wall time;
+// --cold: caches evicted before each call, as for a model's kernel whose weights come from memory),
 // GFLOP/s (flops from the kernel's metadata) and compile time. With --check the naive strategy's
 // kernel runs on the same inputs and the largest relative difference of the outputs is printed (max
 // |a-b| / max(|b|, 1e-3 max|b|)). With
@@ -135,10 +136,24 @@ double ThreadCpuMs() {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-double TimeKernel(KernelFunction fn, const std::vector<void*>& args, int runs) {
+// Writes and reads a buffer larger than the caches, so that the next call finds its inputs and
+// weights in memory, as a model's kernel finds the weights that no kernel before it read.
+void EvictCaches() {
+  static std::vector<float> junk(64 << 20 >> 2);
+  float sum = 0;
+  for (size_t i = 0; i < junk.size(); i += 16) {
+    junk[i] += 1.0f;
+    sum += junk[i];
+  }
+  static volatile float sink;
+  sink = sum;
+}
+
+double TimeKernel(KernelFunction fn, const std::vector<void*>& args, int runs, bool cold) {
   const bool cpu_time = RelayGetNumThreads() == 1 && getenv("KB_WALL") == nullptr;
   std::vector<double> ms;
   for (int r = 0; r < runs + 2; ++r) {
+    if (cold) EvictCaches();
     const double start = cpu_time ? ThreadCpuMs() : NowMs();
     if (fn(args.data()) != 0) {
       std::fprintf(stderr, "kernel failed: %s\n", RelayGetLastError());
@@ -174,7 +189,7 @@ double MaxRelDiff(const Buffer& a, const Buffer& b) {
 int main(int argc, char** argv) {
   std::string target = "x86-64-avx2", graph_path, kernel_dir;
   int runs = 10;
-  bool check = false, print_tir = false;
+  bool check = false, print_tir = false, cold = false;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -193,6 +208,8 @@ int main(int argc, char** argv) {
       check = true;
     } else if (a == "--tir") {
       print_tir = true;
+    } else if (a == "--cold") {
+      cold = true;
     } else {
       files.push_back(a);
     }
@@ -224,7 +241,7 @@ int main(int argc, char** argv) {
     auto buffers = MakeBuffers(c.meta);
     std::vector<void*> args;
     for (auto& b : buffers) args.push_back(b->data);
-    const double ms = TimeKernel(c.fn, args, runs);
+    const double ms = TimeKernel(c.fn, args, runs, cold);
     double err = -1;
     if (check) {
       Compiled n;
