@@ -728,9 +728,17 @@ class DefaultStrategy {
     const int64_t map_bytes = cob * height * width * block * 4;
     const bool streams =
         !rows_outer && !bands && map_bytes <= kWeightChunkBytes / 4 && blocks >= kMinParallelExtent;
-    // The register tile of the other convs: one row, or two (`RegisterTile`).
-    const ConvTile tile =
-        bands || streams ? ConvTile{1, owb} : RegisterTile(height, width, vectors, budget);
+    // The register tile of the other convs: one row, or two (`RegisterTile`) where the two
+    // rows read mostly the same input rows (stride 1, taps across rows). Each input row that a
+    // tile reads is a stream per block of input channels: a 1x1 or strided conv's two rows
+    // read twice as many streams as one, which, with the input coming from memory, the
+    // prefetchers did not keep up with (AVX2, kernel_bench --cold: ResNet-50's 1x1 256 -> 64
+    // on 56x56 1.9 -> 2.7 ms, ResNet's 3x3/2 64 -> 128 1.5 -> 2.0 ms in 2 x 3 tiles).
+    const int64_t kernel_rows = depthwise ? 1 : conv->extent(conv->reduce_axis(1));
+    const bool rows_share_input = kernel_rows > 1 && data->shape()[2] - kernel_rows + 1 == height;
+    const ConvTile tile = bands || streams || !rows_share_input
+                              ? ConvTile{1, owb}
+                              : RegisterTile(height, width, vectors, budget);
     Loop n = o->axis(0), cb = o->axis(4);
     ASSIGN_OR_RETURN(auto c,
                      o->Split(o->axis(1), streams ? cob : blocks_for(tile.pixels * tile.rows)));
