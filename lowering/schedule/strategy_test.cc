@@ -306,6 +306,23 @@ def @main(%x: Tensor[(1, 1, 7, 7, 16), float32], %w: Tensor[(16, 1, 1, 1, 16, 16
   }
 }
 
+// A conv on a 14x14 map streams its weights too, whichever is larger (the whole map of a block
+// is 12.5 KB under AVX2): 32 tiles of 6 pixels along the fused map and a tail of 4.
+TEST(DefaultStrategyTest, SmallMapConvStreamsItsWeights) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 1, 14, 14, 16), float32], %w: Tensor[(16, 1, 1, 1, 16, 16), float32]) {
+  nn.contrib_conv2d_NCHWc(%x, %w, padding=[0, 0, 0, 0], channels=256, kernel_size=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
+})");
+  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = tir::PrimFuncToString(*f);
+  EXPECT_THAT(text, HasSubstr("allocate conv2d_NCHWc[float32 * 3136] {")) << text;
+  EXPECT_THAT(text, HasSubstr("for (h.w.fused.outer_1, 0, 32) {")) << text;
+  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+    EXPECT_EQ(Check(m, "main", "default", target, 31), "") << target;
+  }
+}
+
 TEST(DefaultStrategyTest, SoftmaxComputesItsReductionsAndExpsOncePerRow) {
   ir::Module m = TypedModule(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(3, 16), float32]) { nn.softmax(%x) }
