@@ -323,6 +323,25 @@ def @main(%x: Tensor[(1, 1, 14, 14, 16), float32], %w: Tensor[(16, 1, 1, 1, 16, 
   }
 }
 
+// A pointwise conv (1x1, stride 1) with 12 blocks of input channels on 28-pixel rows, under AVX2
+// (a row's tile of 4 pixels: 8 of the 12 accumulators): bands of 7 rows, 32 tiles of 6 pixels
+// along each band and a tail of 4. The same results on every target.
+TEST(DefaultStrategyTest, PointwiseConvTilesBandsOfRows) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 12, 28, 28, 16), float32], %w: Tensor[(2, 12, 1, 1, 16, 16), float32]) {
+  nn.contrib_conv2d_NCHWc(%x, %w, padding=[0, 0, 0, 0], channels=32, kernel_size=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
+})");
+  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = tir::PrimFuncToString(*f);
+  EXPECT_THAT(text, HasSubstr("allocate conv2d_NCHWc[float32 * 3136] {")) << text;
+  EXPECT_THAT(text, HasSubstr("for (h.w.fused.outer, 0, 32) {")) << text;
+  EXPECT_THAT(text, HasSubstr("for (h.w.fused.inner.tail, 0, 4) unrolled {")) << text;
+  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+    EXPECT_EQ(Check(m, "main", "default", target, 37), "") << target;
+  }
+}
+
 TEST(DefaultStrategyTest, SoftmaxComputesItsReductionsAndExpsOncePerRow) {
   ir::Module m = TypedModule(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(3, 16), float32]) { nn.softmax(%x) }
