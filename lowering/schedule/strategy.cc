@@ -127,6 +127,9 @@ bool IsConvWeights(const Stage& s) {
          s.op()->name() == "weights";
 }
 
+// `n` rounded up to a multiple of `f`.
+int64_t RoundUp(int64_t n, int64_t f) { return (n + f - 1) / f * f; }
+
 // The largest divisor of `n` that is at most `limit` (1 for n <= 0).
 int64_t DivisorAtMost(int64_t n, int64_t limit) {
   for (int64_t d = std::min(n, limit); d > 1; --d) {
@@ -177,8 +180,7 @@ ConvTile RegisterTile(int64_t height, int64_t width, int64_t vectors, int64_t bu
   if (height < 2 || budget / (one.pixels * vectors) >= 2 || max / 2 < 2) return one;
   const ConvTile two{2, RowTile(width, max / 2)};
   auto cost = [&](const ConvTile& t) {
-    const auto computed = [](int64_t n, int64_t f) { return (n + f - 1) / f * f; };
-    return static_cast<double>(computed(height, t.rows) * computed(width, t.pixels)) *
+    return static_cast<double>(RoundUp(height, t.rows) * RoundUp(width, t.pixels)) *
            (1.0 + 1.0 / static_cast<double>(t.rows * t.pixels));
   };
   const double c1 = cost(one), c2 = cost(two);
@@ -746,16 +748,22 @@ class DefaultStrategy {
     // A pointwise conv (1x1, stride 1) whose row tile leaves accumulators idle: tiles along
     // bands of rows (`ScheduleBandedPointwiseConv`).
     const int64_t map_tile = std::clamp<int64_t>(budget / vectors, 1, 8);
-    // (Only with 12 blocks of input channels or more: with fewer, the band's own epilogue pass
-    // and accumulator stores weigh against a short reduction. AVX2, kernel_bench: 1x1s from 2-7
-    // blocks 3-23 % slower, from 8-9 even (8 cold: 10 % slower), from 12-60 blocks 1-14 %
-    // faster, ResNet-50's 1x1 256 -> 64 on 56x56 1.23 -> 1.18 ms, 1.66 -> 1.43 cold.)
-    const bool pointwise = !depthwise && kernel_rows == 1 &&
-                           conv->extent(conv->reduce_axis(2)) == 1 && data->shape()[2] == height &&
-                           data->shape()[3] == width;
-    const bool banded = pointwise && rows_outer && !bands && !streams &&
-                        budget / (owb * vectors) < 2 && map_tile > owb &&
-                        conv->extent(conv->reduce_axis(0)) >= 12;
+    // Only with a reduction of 12 blocks of input channels x taps or more: with fewer, the
+    // band's own epilogue pass and accumulator stores weigh against it. AVX2, kernel_bench:
+    // 1x1s from 2-7 blocks 3-23 % slower, from 8-9 even (8 cold: 10 % slower), from 12-60
+    // blocks 1-14 % faster (ResNet-50's 1x1 256 -> 64 on 56x56 1.23 -> 1.18 ms, 1.66 -> 1.43
+    // cold). A conv with taps across rows takes bands only where its register tile computes
+    // more than 5 % of its pixels twice (3x3 128 on 28x28 in 2 x 3 tiles: 2.78 -> 2.66 ms;
+    // on 56x56, 2 % twice: 2.67 -> 2.84 ms in bands).
+    const int64_t kernel_cols = depthwise ? 1 : conv->extent(conv->reduce_axis(2));
+    const bool pointwise = !depthwise && kernel_rows == 1 && kernel_cols == 1 &&
+                           data->shape()[2] == height && data->shape()[3] == width;
+    const double recomputed =
+        static_cast<double>(RoundUp(height, tile.rows) * RoundUp(width, tile.pixels)) /
+        static_cast<double>(height * width);
+    const bool banded = (pointwise || (rows_share_input && recomputed > 1.05)) && rows_outer &&
+                        !bands && !streams && budget / (owb * vectors) < 2 && map_tile > owb &&
+                        conv->extent(conv->reduce_axis(0)) * kernel_rows * kernel_cols >= 12;
     Loop n = o->axis(0), cb = o->axis(4);
     ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), streams  ? cob
                                                   : banded ? blocks_for(map_tile)
