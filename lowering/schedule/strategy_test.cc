@@ -196,13 +196,13 @@ def @main(%x: Tensor[(1, 8, 14, 13), float32], %w: Tensor[(16, 8, 1, 1), float32
   }
 }
 
-// 7-pixel rows under AVX2 (16 channels: two vectors a pixel, 6 pixels a tile at most): tiles of
-// 4 pixels, the second shifted back by one (8 computed), not 6 (12 computed); whole rows of 7
-// under AVX-512. The same results on every target.
+// 7-pixel rows of a strided conv under AVX2 (16 channels: two vectors a pixel, 6 pixels a tile
+// at most): tiles of 4 pixels, the second shifted back by one (8 computed), not 6 (12
+// computed); whole rows of 7 under AVX-512. The same results on every target.
 TEST(DefaultStrategyTest, BlockedConvTilesRowsWithLittleOverlap) {
   ir::Module m = TypedModule(R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(1, 2, 7, 7, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16), float32]) {
-  nn.contrib_conv2d_NCHWc(%x, %w, padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
+def @main(%x: Tensor[(1, 2, 14, 14, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16), float32]) {
+  nn.contrib_conv2d_NCHWc(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
 })");
   for (const auto& [target, tile] :
        {std::pair<const char*, const char*>{"x86-64-avx2", "64"}, {"x86-64-avx512", "224"}}) {
@@ -217,18 +217,18 @@ def @main(%x: Tensor[(1, 2, 7, 7, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16)
   }
 }
 
-// 14-pixel rows under AVX2: a row's tile of 5 pixels (10 accumulators) leaves no room for a
+// 56-pixel rows under AVX2: a row's tile of 4 pixels (8 accumulators) leaves no room for a
 // second block of channels, so the tile takes 2 rows x 3 pixels (12 accumulators, the last
-// tile of a row shifted back); under AVX-512 one row of 7 pixels x 2 blocks. The same results
-// on every target.
+// tile of a row shifted back: 57 computed); under AVX-512 one row of 8 pixels x 2 blocks. The
+// same results on every target.
 TEST(DefaultStrategyTest, BlockedConvTilesTwoRowsWhereOneLeavesRegistersIdle) {
   ir::Module m = TypedModule(R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(1, 2, 14, 14, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16), float32]) {
+def @main(%x: Tensor[(1, 2, 4, 56, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16), float32]) {
   nn.contrib_conv2d_NCHWc(%x, %w, padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
 })");
   for (const auto& [target, tile, rows] :
        {std::tuple<const char*, const char*, bool>{"x86-64-avx2", "96", true},
-        {"x86-64-avx512", "224", false}}) {
+        {"x86-64-avx512", "256", false}}) {
     auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget(target));
     ASSERT_TRUE(f.ok()) << f.status();
     const std::string text = tir::PrimFuncToString(*f);
@@ -238,6 +238,23 @@ def @main(%x: Tensor[(1, 2, 14, 14, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 1
   }
   for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
     EXPECT_EQ(Check(m, "main", "default", target, 19), "") << target;
+  }
+}
+
+// 14-pixel rows under AVX2, where 2 x 3 tiles would compute 15 of 14 pixels: bands of rows (the
+// whole map here) in tiles of 6 along the band's fused pixels, 32 and a tail of 4.
+TEST(DefaultStrategyTest, BlockedConvTakesBandsWhereTilesRecomputePixels) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 2, 14, 14, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16), float32]) {
+  nn.contrib_conv2d_NCHWc(%x, %w, padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
+})");
+  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = tir::PrimFuncToString(*f);
+  EXPECT_THAT(text, HasSubstr("allocate conv2d_NCHWc[float32 * 3136] {")) << text;
+  EXPECT_THAT(text, HasSubstr("for (h.w.fused.outer, 0, 32) {")) << text;
+  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+    EXPECT_EQ(Check(m, "main", "default", target, 41), "") << target;
   }
 }
 
