@@ -1076,7 +1076,11 @@ class DefaultStrategy {
     const int64_t mr_max = n_mode ? 6 : 4;
     const int64_t mr =
         o == nullptr ? DivisorAtMost(m_extent, mr_max) : std::min<int64_t>(m_extent, mr_max);
-    const int64_t nr = n_mode ? std::min(n_extent, 2 * lanes) : std::min<int64_t>(n_extent, 2);
+    // (A matrix-vector product, m = 1, streams the weights from memory: 8 of their rows at a
+    // time, 8 streams for the prefetchers and 8 independent accumulators. ResNet-50's fc, 2048
+    // -> 1000 under AVX2, kernel_bench --cold: 0.44 -> 0.28 ms against 2 rows.)
+    const int64_t nr =
+        n_mode ? std::min(n_extent, 2 * lanes) : std::min<int64_t>(n_extent, m_extent == 1 ? 8 : 2);
     const bool n_serial = o == nullptr && n_extent % nr != 0;
     Loop m_in, n_in, n_out;
     std::vector<Loop> outer, inner;

@@ -359,6 +359,23 @@ def @main(%x: Tensor[(1, 12, 28, 28, 16), float32], %w: Tensor[(2, 12, 1, 1, 16,
   }
 }
 
+// A matrix-vector product (dense on one row) takes 8 rows of the weights at a time, k in vector
+// lanes: 8 streams and 8 accumulators (the last tile of 44 rows shifted back). The same results
+// on every target.
+TEST(DefaultStrategyTest, MatrixVectorProductStreamsEightRowsOfWeights) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 64), float32], %w: Tensor[(44, 64), float32], %b: Tensor[(44), float32]) {
+  add(nn.dense(%x, %w), %b)
+})");
+  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string text = tir::PrimFuncToString(*f);
+  EXPECT_THAT(text, HasSubstr("allocate dense_rf[float32 * 64] {")) << text;
+  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+    EXPECT_EQ(Check(m, "main", "default", target, 43), "") << target;
+  }
+}
+
 TEST(DefaultStrategyTest, SoftmaxComputesItsReductionsAndExpsOncePerRow) {
   ir::Module m = TypedModule(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(3, 16), float32]) { nn.softmax(%x) }
