@@ -47,7 +47,7 @@ constexpr int64_t kMinParallelExtent = 16;
 // The weights a weight-streaming conv reads per chunk of its reduction (see
 // ScheduleWeightStreamingConv): about what L1 holds.
 constexpr int64_t kWeightChunkBytes = 32 << 10;
-// The pixels of a band of a banded pointwise conv, at most (its accumulators: 16 KB a block).
+// The pixels of a banded conv's band, at most (its accumulators: 16 KB a block).
 constexpr int64_t kBandPixels = 256;
 // The weights a rows-outer blocked conv keeps in L2 while its rows stream: half of a 1 MB L2.
 constexpr int64_t kL2WeightBytes = 512 << 10;
@@ -745,24 +745,23 @@ class DefaultStrategy {
     const ConvTile tile = bands || streams || !rows_share_input
                               ? ConvTile{1, owb}
                               : RegisterTile(height, width, vectors, budget);
-    // A pointwise conv (1x1, stride 1) whose row tile leaves accumulators idle: tiles along
-    // bands of rows (`ScheduleBandedPointwiseConv`).
+    // A conv whose row tile leaves accumulators idle, 1x1 or strided (rows that share no input
+    // rows): tiles along bands of rows (`ScheduleBandedConv`).
     const int64_t map_tile = std::clamp<int64_t>(budget / vectors, 1, 8);
     // Only with a reduction of 12 blocks of input channels x taps or more: with fewer, the
     // band's own epilogue pass and accumulator stores weigh against it. AVX2, kernel_bench:
     // 1x1s from 2-7 blocks 3-23 % slower, from 8-9 even (8 cold: 10 % slower), from 12-60
     // blocks 1-14 % faster (ResNet-50's 1x1 256 -> 64 on 56x56 1.23 -> 1.18 ms, 1.66 -> 1.43
-    // cold). A conv with taps across rows takes bands only where its register tile computes
-    // more than 5 % of its pixels twice (3x3 128 on 28x28 in 2 x 3 tiles: 2.78 -> 2.66 ms;
-    // on 56x56, 2 % twice: 2.67 -> 2.84 ms in bands).
+    // cold); strided convs 3-5 % faster (3x3/2 128 on 56x56 2.93 -> 2.84 ms). A conv with taps
+    // across rows takes bands only where its two-row tile computes more than 5 % of its
+    // pixels twice (3x3 128 on 28x28 in 2 x 3 tiles: 2.78 -> 2.66 ms; on 56x56, 2 % twice:
+    // 2.67 -> 2.84 ms in bands).
     const int64_t kernel_cols = depthwise ? 1 : conv->extent(conv->reduce_axis(2));
-    const bool pointwise = !depthwise && kernel_rows == 1 && kernel_cols == 1 &&
-                           data->shape()[2] == height && data->shape()[3] == width;
     const double recomputed =
         static_cast<double>(RoundUp(height, tile.rows) * RoundUp(width, tile.pixels)) /
         static_cast<double>(height * width);
-    const bool banded = (pointwise || (rows_share_input && recomputed > 1.05)) && rows_outer &&
-                        !bands && !streams && budget / (owb * vectors) < 2 && map_tile > owb &&
+    const bool banded = (!rows_share_input || recomputed > 1.05) && rows_outer && !bands &&
+                        !streams && budget / (owb * vectors) < 2 && map_tile > owb &&
                         conv->extent(conv->reduce_axis(0)) * kernel_rows * kernel_cols >= 12;
     Loop n = o->axis(0), cb = o->axis(4);
     ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), streams  ? cob
@@ -810,7 +809,7 @@ class DefaultStrategy {
     RETURN_IF_ERROR(o->Unroll(c.second));
     RETURN_IF_ERROR(o->Unroll(w.second));
     RETURN_IF_ERROR(o->Vectorize(cb));
-    if (banded) return ScheduleBandedPointwiseConv(conv, o, nch, map_tile);
+    if (banded) return ScheduleBandedConv(conv, o, nch, map_tile);
     RETURN_IF_ERROR(conv->ComputeAt(o, w.first));
     std::vector<Loop> order = {conv->axis(0)};
     for (int r = 0; r < conv->num_reduce_axes(); ++r) order.push_back(conv->reduce_axis(r));
@@ -822,16 +821,17 @@ class DefaultStrategy {
     return conv->Vectorize(conv->axis(4));
   }
 
-  // Note on banded pointwise convs. Where a row's tile leaves accumulators idle (AVX2: 4 pixels
-  // of 56, 8 of the 12 accumulators), a pointwise conv (1x1, stride 1: each pixel on its own)
-  // is computed a band of rows at a time into a local buffer, in tiles along the band's pixels,
-  // h and w fused (a pixel's input is at the fused index, in any row), the band's last tile a
-  // tail of its own; the epilogue then reads the band from L1:
+  // Note on banded convs. Where a row's tile leaves accumulators idle (AVX2: 4 pixels of 56, 8
+  // of the 12 accumulators) and two rows would not share input rows (1x1 and strided convs) or
+  // would compute many pixels twice, the conv is computed a band of rows at a time into a
+  // local buffer, in tiles along the band's pixels, h and w fused (each pixel's input address
+  // computed once per tile; for a 1x1 conv it is the fused index itself), the band's last tile
+  // a tail of its own; the epilogue then reads the band from L1:
   //
   //   for n.h.o.c.o fused parallel:                     (a band of rows x a block of channels)
-  //     for hw.o:  for rc, rb:  for c unrolled, hw.i unrolled, cb vectorized:  acc += in * W
+  //     for hw.o:  for rc, (ry, rx,) rb:  for c, hw.i unrolled, cb vectorized:  acc += in * W
   //     for h, w.o:  for c, w.i unrolled, cb vectorized:  out = epilogue(acc)
-  absl::Status ScheduleBandedPointwiseConv(Stage* conv, Stage* o, Loop at, int64_t map_tile) {
+  absl::Status ScheduleBandedConv(Stage* conv, Stage* o, Loop at, int64_t map_tile) {
     RETURN_IF_ERROR(conv->ComputeAt(o, at));
     ASSIGN_OR_RETURN(Loop hw, conv->Fuse(conv->axis(2), conv->axis(3)));
     ASSIGN_OR_RETURN(auto t, conv->Split(hw, map_tile, TailStrategy::kGuardWithIf));

@@ -196,13 +196,14 @@ def @main(%x: Tensor[(1, 8, 14, 13), float32], %w: Tensor[(16, 8, 1, 1), float32
   }
 }
 
-// 7-pixel rows of a strided conv under AVX2 (16 channels: two vectors a pixel, 6 pixels a tile
-// at most): tiles of 4 pixels, the second shifted back by one (8 computed), not 6 (12
-// computed); whole rows of 7 under AVX-512. The same results on every target.
+// 7-pixel rows of a 1x1 conv with a short reduction (2 blocks of input channels: no bands)
+// under AVX2 (16 channels: two vectors a pixel, 6 pixels a tile at most): tiles of 4 pixels,
+// the second shifted back by one (8 computed), not 6 (12 computed); whole rows of 7 under
+// AVX-512. The same results on every target.
 TEST(DefaultStrategyTest, BlockedConvTilesRowsWithLittleOverlap) {
   ir::Module m = TypedModule(R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(1, 2, 14, 14, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16), float32]) {
-  nn.contrib_conv2d_NCHWc(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
+def @main(%x: Tensor[(1, 2, 7, 7, 16), float32], %w: Tensor[(2, 2, 1, 1, 16, 16), float32]) {
+  nn.contrib_conv2d_NCHWc(%x, %w, padding=[0, 0, 0, 0], channels=32, kernel_size=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
 })");
   for (const auto& [target, tile] :
        {std::pair<const char*, const char*>{"x86-64-avx2", "64"}, {"x86-64-avx512", "224"}}) {
@@ -356,6 +357,21 @@ def @main(%x: Tensor[(1, 12, 28, 28, 16), float32], %w: Tensor[(2, 12, 1, 1, 16,
   EXPECT_THAT(text, HasSubstr("for (h.w.fused.inner.tail, 0, 4) unrolled {")) << text;
   for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
     EXPECT_EQ(Check(m, "main", "default", target, 37), "") << target;
+  }
+}
+
+// A strided conv's two rows would share no input rows: bands of rows instead, here the whole
+// 14x14 output in tiles of 6 along its fused pixels (32 and a tail of 4) under AVX2.
+TEST(DefaultStrategyTest, StridedConvTilesBandsOfRows) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 2, 28, 28, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16), float32]) {
+  nn.contrib_conv2d_NCHWc(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
+})");
+  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_THAT(tir::PrimFuncToString(*f), HasSubstr("for (h.w.fused.outer, 0, 32) {"));
+  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+    EXPECT_EQ(Check(m, "main", "default", target, 47), "") << target;
   }
 }
 
