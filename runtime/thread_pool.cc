@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <vector>
 
 namespace relay::runtime {
 namespace {
@@ -67,7 +68,8 @@ struct alignas(64) ThreadPool::Worker {
   std::atomic<uint64_t> seq{0};
   std::atomic<bool> stop{false};
   std::atomic<bool> sleeping{false};
-  int index = 1;  // this worker's thread number in a loop (the caller is 0)
+  int index = 1;         // this worker's thread number in a loop (the caller is 0)
+  int creator_cpu = -1;  // the CPU the pool's creator ran on when it started this worker
   pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
   pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 
@@ -139,6 +141,7 @@ void ThreadPool::Start(int num_threads) {
     auto worker = std::make_unique<Worker>();
     worker->pool = this;
     worker->index = i + 1;
+    worker->creator_cpu = sched_getcpu();
     if (pthread_create(&worker->thread, nullptr, &ThreadPool::WorkerMain, worker.get()) != 0) {
       break;  // keep the workers we have: fewer threads, still correct
     }
@@ -168,8 +171,35 @@ bool ThreadPool::Resize(int num_threads) {
   return true;
 }
 
+namespace {
+
+// Starts the calling worker on another CPU than `avoid` (the one its creator ran on), then lets
+// the scheduler place it freely again. A new thread starts on its creator's CPU, and a worker
+// that spins between loops stayed there beside the caller for up to a second before the load
+// balancer moved it (2 threads, MobileNetV2 / the MLP: whole runs at the speed of one thread,
+// or slower). Nothing is pinned: the affinity is the process's own once the worker has moved.
+void MoveOffCpu(int avoid, int index) {
+  cpu_set_t allowed;
+  if (avoid < 0 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return;
+  const int count = CPU_COUNT(&allowed);
+  if (count < 2 || !CPU_ISSET(avoid, &allowed)) return;
+  // The index-th allowed CPU after `avoid`, cyclically: workers spread over the others.
+  std::vector<int> others;
+  for (int c = 0; c < CPU_SETSIZE && static_cast<int>(others.size()) < count; ++c) {
+    if (CPU_ISSET(c, &allowed) && c != avoid) others.push_back(c);
+  }
+  if (others.empty()) return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(others[static_cast<size_t>(index - 1) % others.size()], &one);
+  if (sched_setaffinity(0, sizeof(one), &one) == 0) sched_setaffinity(0, sizeof(allowed), &allowed);
+}
+
+}  // namespace
+
 void* ThreadPool::WorkerMain(void* arg) {
   Worker* w = static_cast<Worker*>(arg);
+  MoveOffCpu(w->creator_cpu, w->index);
   tls_parallel_depth = 1;  // everything a worker runs is inside a loop
   uint64_t seen = 0;
   while (true) {

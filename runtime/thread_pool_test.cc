@@ -4,6 +4,7 @@
 #include "runtime/thread_pool.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -190,6 +191,38 @@ TEST(ThreadPool, ChunksRunConcurrentlyOnDistinctThreads) {
   EXPECT_TRUE(state.all_met.load());
   EXPECT_EQ(state.threads.size(), 4u);
   EXPECT_EQ(state.threads.count(pthread_self()), 1u) << "the caller runs a chunk itself";
+}
+
+// Workers start away from their creator's CPU but are not pinned: each runs with the process's
+// own CPU affinity (the same 4 concurrent chunks as above, each recording its thread's mask).
+TEST(ThreadPool, WorkersKeepTheProcessAffinity) {
+  cpu_set_t process;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(process), &process), 0);
+  ThreadPool pool(4);
+  struct State {
+    std::atomic<int> started{0};
+    std::mutex mu;
+    std::vector<cpu_set_t> masks;
+  } state;
+  pool.ParallelFor(
+      4,
+      [](int64_t, int64_t, void* c) {
+        auto* s = static_cast<State*>(c);
+        cpu_set_t mask;
+        sched_getaffinity(0, sizeof(mask), &mask);
+        {
+          std::lock_guard<std::mutex> lock(s->mu);
+          s->masks.push_back(mask);
+        }
+        s->started.fetch_add(1);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (s->started.load() < 4 && std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::yield();
+        }
+      },
+      &state);
+  ASSERT_EQ(state.masks.size(), 4u);
+  for (const cpu_set_t& mask : state.masks) EXPECT_TRUE(CPU_EQUAL(&mask, &process));
 }
 
 // A loop inside a loop body runs serially on the thread that runs the outer chunk: one call
