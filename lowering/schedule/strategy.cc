@@ -835,12 +835,20 @@ class DefaultStrategy {
     RETURN_IF_ERROR(conv->ComputeAt(o, at));
     ASSIGN_OR_RETURN(Loop hw, conv->Fuse(conv->axis(2), conv->axis(3)));
     ASSIGN_OR_RETURN(auto t, conv->Split(hw, map_tile, TailStrategy::kGuardWithIf));
-    std::vector<Loop> order = {conv->axis(0), t.first};
-    for (int r = 0; r < conv->num_reduce_axes(); ++r) order.push_back(conv->reduce_axis(r));
-    for (Loop l : {conv->axis(1), t.second, conv->axis(4)}) order.push_back(l);
-    RETURN_IF_ERROR(conv->Reorder(order));
+    return OrderConvTile(conv, {conv->axis(0), t.first}, 0, t.second);
+  }
+
+  // The conv's loops: `outer`, its reductions from `first_reduce` on, then its register tile
+  // (channel blocks and `pixels` unrolled, a block's channels vectorized).
+  static absl::Status OrderConvTile(Stage* conv, std::vector<Loop> outer, int first_reduce,
+                                    Loop pixels) {
+    for (int r = first_reduce; r < conv->num_reduce_axes(); ++r) {
+      outer.push_back(conv->reduce_axis(r));
+    }
+    for (Loop l : {conv->axis(1), pixels, conv->axis(4)}) outer.push_back(l);
+    RETURN_IF_ERROR(conv->Reorder(outer));
     RETURN_IF_ERROR(conv->Unroll(conv->axis(1)));
-    RETURN_IF_ERROR(conv->Unroll(t.second));
+    RETURN_IF_ERROR(conv->Unroll(pixels));
     return conv->Vectorize(conv->axis(4));
   }
 
@@ -905,12 +913,7 @@ class DefaultStrategy {
       order.push_back(cw.first);
     }
     order.push_back(rc.second);
-    for (int r = 1; r < conv->num_reduce_axes(); ++r) order.push_back(conv->reduce_axis(r));
-    for (Loop l : {conv->axis(1), cw.second, conv->axis(4)}) order.push_back(l);
-    RETURN_IF_ERROR(conv->Reorder(order));
-    RETURN_IF_ERROR(conv->Unroll(conv->axis(1)));
-    RETURN_IF_ERROR(conv->Unroll(cw.second));
-    return conv->Vectorize(conv->axis(4));
+    return OrderConvTile(conv, order, 1, cw.second);
   }
 
   // The conv's padded input, when it has one, computed at `o`'s loop `at` (a row of tiles): the

@@ -96,6 +96,21 @@ std::string Check(const ir::Module& module, const std::string& function,
   return "";
 }
 
+// The default strategy's loop IR of @main for `target` (empty, with a failure, if it does not
+// lower).
+std::string DefaultTir(const ir::Module& module, const char* target) {
+  auto f = LowerKernel(*module.main(), "k", "default", *ParseTarget(target));
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? tir::PrimFuncToString(*f) : "";
+}
+
+// The default strategy's results for @main equal the interpreter's on every CPU target.
+void ExpectRightOnEveryTarget(const ir::Module& module, uint64_t seed) {
+  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+    EXPECT_EQ(Check(module, "main", "default", target, seed), "") << target;
+  }
+}
+
 void CheckEveryFunction(const ir::Module& module) {
   ASSERT_FALSE(module.functions().empty());
   for (const auto& [name, fn] : module.functions()) {
@@ -166,16 +181,12 @@ def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(16, 3, 3, 3), float32],
   %3 = nn.conv2d(%y, %w, strides=[2, 2], padding=[1, 1, 1, 1]);
   (%2, %3)
 })");
-  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
-  ASSERT_TRUE(f.ok()) << f.status();
-  const std::string text = tir::PrimFuncToString(*f);
+  const std::string text = DefaultTir(m, "x86-64-avx2");
   // 5 pixels x 16 channels (two vectors of 8: the channels are a multiple of 16).
   EXPECT_THAT(text, HasSubstr("allocate conv2d[float32 * 80] {"));
   // A block's weights packed once, channels contiguous: 3 x 3 x 3 taps x 16 channels.
   EXPECT_THAT(text, HasSubstr("allocate weights[float32 * 432] {"));
-  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
-    EXPECT_EQ(Check(m, "main", "default", target, 11), "") << target;
-  }
+  ExpectRightOnEveryTarget(m, 11);
 }
 
 // A strided 1x1 conv (ResNet's downsampling shortcut) gathers every other pixel into a dense
@@ -187,13 +198,9 @@ def @main(%x: Tensor[(1, 8, 14, 13), float32], %w: Tensor[(16, 8, 1, 1), float32
   %0 = nn.conv2d(%x, %w, strides=[2, 3], padding=[0, 0, 0, 0], kernel_size=[1, 1]);
   nn.bias_add(%0, %b)
 })");
-  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
-  ASSERT_TRUE(f.ok()) << f.status();
-  const std::string text = tir::PrimFuncToString(*f);
+  const std::string text = DefaultTir(m, "x86-64-avx2");
   EXPECT_THAT(text, HasSubstr("allocate subsample[float32 * 280] {"));  // 8 x 7 x 5
-  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
-    EXPECT_EQ(Check(m, "main", "default", target, 13), "") << target;
-  }
+  ExpectRightOnEveryTarget(m, 13);
 }
 
 // 7-pixel rows of a 1x1 conv with a short reduction (2 blocks of input channels: no bands)
@@ -207,15 +214,11 @@ def @main(%x: Tensor[(1, 2, 7, 7, 16), float32], %w: Tensor[(2, 2, 1, 1, 16, 16)
 })");
   for (const auto& [target, tile] :
        {std::pair<const char*, const char*>{"x86-64-avx2", "64"}, {"x86-64-avx512", "224"}}) {
-    auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget(target));
-    ASSERT_TRUE(f.ok()) << f.status();
-    EXPECT_THAT(tir::PrimFuncToString(*f),
+    EXPECT_THAT(DefaultTir(m, target),
                 HasSubstr(absl::StrCat("allocate conv2d_NCHWc[float32 * ", tile, "] {")))
         << target;
   }
-  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
-    EXPECT_EQ(Check(m, "main", "default", target, 17), "") << target;
-  }
+  ExpectRightOnEveryTarget(m, 17);
 }
 
 // 56-pixel rows under AVX2: a row's tile of 4 pixels (8 accumulators) leaves no room for a
@@ -230,16 +233,12 @@ def @main(%x: Tensor[(1, 2, 4, 56, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16
   for (const auto& [target, tile, rows] :
        {std::tuple<const char*, const char*, bool>{"x86-64-avx2", "96", true},
         {"x86-64-avx512", "256", false}}) {
-    auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget(target));
-    ASSERT_TRUE(f.ok()) << f.status();
-    const std::string text = tir::PrimFuncToString(*f);
+    const std::string text = DefaultTir(m, target);
     EXPECT_THAT(text, HasSubstr(absl::StrCat("allocate conv2d_NCHWc[float32 * ", tile, "] {")))
         << target;
     EXPECT_EQ(absl::StrContains(text, "for (h, 0, 2) unrolled"), rows) << target;
   }
-  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
-    EXPECT_EQ(Check(m, "main", "default", target, 19), "") << target;
-  }
+  ExpectRightOnEveryTarget(m, 19);
 }
 
 // 14-pixel rows under AVX2, where 2 x 3 tiles would compute 15 of 14 pixels: bands of rows (the
@@ -249,14 +248,10 @@ TEST(DefaultStrategyTest, BlockedConvTakesBandsWhereTilesRecomputePixels) {
 def @main(%x: Tensor[(1, 2, 14, 14, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16), float32]) {
   nn.contrib_conv2d_NCHWc(%x, %w, padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
 })");
-  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
-  ASSERT_TRUE(f.ok()) << f.status();
-  const std::string text = tir::PrimFuncToString(*f);
+  const std::string text = DefaultTir(m, "x86-64-avx2");
   EXPECT_THAT(text, HasSubstr("allocate conv2d_NCHWc[float32 * 3136] {")) << text;
   EXPECT_THAT(text, HasSubstr("for (h.w.fused.outer, 0, 32) {")) << text;
-  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
-    EXPECT_EQ(Check(m, "main", "default", target, 41), "") << target;
-  }
+  ExpectRightOnEveryTarget(m, 41);
 }
 
 // A squeeze-and-excitation scale ([1, C/16, 1, 1, 16] from a conv on the pooled vector) under a
@@ -291,13 +286,9 @@ def @main(%a: Tensor[(1, 24, 3, 10), float32], %b: Tensor[(1, 24, 3, 10), float3
   %1 = concatenate(%0, axis=1);
   layout_transform(%1, src_layout="NCHW", dst_layout="NCHW16c")
 })");
-  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
-  ASSERT_TRUE(f.ok()) << f.status();
-  const std::string text = tir::PrimFuncToString(*f);
+  const std::string text = DefaultTir(m, "x86-64-avx2");
   EXPECT_THAT(text, HasSubstr("allocate concatenate[float32 * 128] {")) << text;
-  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
-    EXPECT_EQ(Check(m, "main", "default", target, 23), "") << target;
-  }
+  ExpectRightOnEveryTarget(m, 23);
 }
 
 // A weight-heavy conv (weights more than 4x its input) on a 7x7 map streams its weights, a
@@ -310,18 +301,12 @@ TEST(DefaultStrategyTest, WeightStreamingConvTilesTheMapWithATail) {
 def @main(%x: Tensor[(1, 1, 7, 7, 16), float32], %w: Tensor[(16, 1, 1, 1, 16, 16), float32]) {
   nn.contrib_conv2d_NCHWc(%x, %w, padding=[0, 0, 0, 0], channels=256, kernel_size=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
 })");
-  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
-  ASSERT_TRUE(f.ok()) << f.status();
-  const std::string text = tir::PrimFuncToString(*f);
+  const std::string text = DefaultTir(m, "x86-64-avx2");
   EXPECT_THAT(text, HasSubstr("allocate conv2d_NCHWc[float32 * 784] {")) << text;
   EXPECT_THAT(text, HasSubstr("for (h.w.fused.outer_1, 0, 8) {")) << text;
   EXPECT_THAT(text, HasSubstr("for (h.w.fused.inner_1, 0, 6) unrolled {")) << text;
-  auto g = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx512"));
-  ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_THAT(tir::PrimFuncToString(*g), HasSubstr("for (w_1, 0, 7) unrolled {"));
-  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
-    EXPECT_EQ(Check(m, "main", "default", target, 29), "") << target;
-  }
+  EXPECT_THAT(DefaultTir(m, "x86-64-avx512"), HasSubstr("for (w_1, 0, 7) unrolled {"));
+  ExpectRightOnEveryTarget(m, 29);
 }
 
 // A conv on a 14x14 map streams its weights too, whichever is larger (the whole map of a block
@@ -331,14 +316,10 @@ TEST(DefaultStrategyTest, SmallMapConvStreamsItsWeights) {
 def @main(%x: Tensor[(1, 1, 14, 14, 16), float32], %w: Tensor[(16, 1, 1, 1, 16, 16), float32]) {
   nn.contrib_conv2d_NCHWc(%x, %w, padding=[0, 0, 0, 0], channels=256, kernel_size=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
 })");
-  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
-  ASSERT_TRUE(f.ok()) << f.status();
-  const std::string text = tir::PrimFuncToString(*f);
+  const std::string text = DefaultTir(m, "x86-64-avx2");
   EXPECT_THAT(text, HasSubstr("allocate conv2d_NCHWc[float32 * 3136] {")) << text;
   EXPECT_THAT(text, HasSubstr("for (h.w.fused.outer_1, 0, 32) {")) << text;
-  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
-    EXPECT_EQ(Check(m, "main", "default", target, 31), "") << target;
-  }
+  ExpectRightOnEveryTarget(m, 31);
 }
 
 // A pointwise conv (1x1, stride 1) with 12 blocks of input channels on 28-pixel rows, under AVX2
@@ -349,15 +330,11 @@ TEST(DefaultStrategyTest, PointwiseConvTilesBandsOfRows) {
 def @main(%x: Tensor[(1, 12, 28, 28, 16), float32], %w: Tensor[(2, 12, 1, 1, 16, 16), float32]) {
   nn.contrib_conv2d_NCHWc(%x, %w, padding=[0, 0, 0, 0], channels=32, kernel_size=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
 })");
-  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
-  ASSERT_TRUE(f.ok()) << f.status();
-  const std::string text = tir::PrimFuncToString(*f);
+  const std::string text = DefaultTir(m, "x86-64-avx2");
   EXPECT_THAT(text, HasSubstr("allocate conv2d_NCHWc[float32 * 3136] {")) << text;
   EXPECT_THAT(text, HasSubstr("for (h.w.fused.outer, 0, 32) {")) << text;
   EXPECT_THAT(text, HasSubstr("for (h.w.fused.inner.tail, 0, 4) unrolled {")) << text;
-  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
-    EXPECT_EQ(Check(m, "main", "default", target, 37), "") << target;
-  }
+  ExpectRightOnEveryTarget(m, 37);
 }
 
 // A strided conv's two rows would share no input rows: bands of rows instead, here the whole
@@ -367,12 +344,8 @@ TEST(DefaultStrategyTest, StridedConvTilesBandsOfRows) {
 def @main(%x: Tensor[(1, 2, 28, 28, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16), float32]) {
   nn.contrib_conv2d_NCHWc(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
 })");
-  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
-  ASSERT_TRUE(f.ok()) << f.status();
-  EXPECT_THAT(tir::PrimFuncToString(*f), HasSubstr("for (h.w.fused.outer, 0, 32) {"));
-  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
-    EXPECT_EQ(Check(m, "main", "default", target, 47), "") << target;
-  }
+  EXPECT_THAT(DefaultTir(m, "x86-64-avx2"), HasSubstr("for (h.w.fused.outer, 0, 32) {"));
+  ExpectRightOnEveryTarget(m, 47);
 }
 
 // A matrix-vector product (dense on one row) takes 8 rows of the weights at a time, k in vector
@@ -383,13 +356,9 @@ TEST(DefaultStrategyTest, MatrixVectorProductStreamsEightRowsOfWeights) {
 def @main(%x: Tensor[(1, 64), float32], %w: Tensor[(44, 64), float32], %b: Tensor[(44), float32]) {
   add(nn.dense(%x, %w), %b)
 })");
-  auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget("x86-64-avx2"));
-  ASSERT_TRUE(f.ok()) << f.status();
-  const std::string text = tir::PrimFuncToString(*f);
+  const std::string text = DefaultTir(m, "x86-64-avx2");
   EXPECT_THAT(text, HasSubstr("allocate dense_rf[float32 * 64] {")) << text;
-  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
-    EXPECT_EQ(Check(m, "main", "default", target, 43), "") << target;
-  }
+  ExpectRightOnEveryTarget(m, 43);
 }
 
 TEST(DefaultStrategyTest, SoftmaxComputesItsReductionsAndExpsOncePerRow) {
