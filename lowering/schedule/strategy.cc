@@ -1195,10 +1195,17 @@ class DefaultStrategy {
   // A convolution's padding, materialized: one padded row per iteration of the parallel loop,
   // the row vectorized whole (code generation specializes its border and interior vectors, so
   // the interior copies the input row without selects).
+  // A map's padding (n, c, h, w[, cb]) runs rows outside channels: each thread pads the rows
+  // that it, splitting the layer before by rows, most likely wrote, and that the conv after it,
+  // splitting by rows too, reads (fused in (n, c, h) order the threads split the channels, and
+  // half of each side's data crossed cores: ResNet-18 with 2 threads 24.4 -> 24.0 ms).
   static absl::Status SchedulePad(Stage* pad) {
-    Loop rows = pad->axis(0);
-    for (int d = 1; d + 1 < pad->num_axes(); ++d) {
-      ASSIGN_OR_RETURN(rows, pad->Fuse(rows, pad->axis(d)));
+    std::vector<Loop> order = pad->leaf_loops();
+    if (IsConvPad(*pad) && pad->num_axes() >= 4) std::swap(order[1], order[2]);
+    RETURN_IF_ERROR(pad->Reorder(order));
+    Loop rows = order[0];
+    for (size_t d = 1; d + 1 < order.size(); ++d) {
+      ASSIGN_OR_RETURN(rows, pad->Fuse(rows, order[d]));
     }
     RETURN_IF_ERROR(pad->Parallel(rows));
     return pad->Vectorize(pad->axis(pad->num_axes() - 1));
