@@ -200,6 +200,15 @@ absl::Status ScheduleAnchor(Stage* s, const Target& target) {
     // Spatial loops first, then reductions, then the vector lanes.
     std::stable_partition(order.begin(), order.end() - 1,
                           [&](const Loop& l) { return !s->info(l).reduce; });
+    // A pool over channel blocks (n, c, h, w, cb) runs rows outside blocks, so that its
+    // threads split rows as the convs around it do (split by blocks, each thread read rows
+    // that the other had written, and wrote rows that the other would read).
+    const std::string& tag = s->op()->tag();
+    if (s->num_axes() == 5 && (tag == "nn.max_pool2d" || tag == "nn.avg_pool2d")) {
+      auto c = std::find(order.begin(), order.end(), s->axis(1));
+      auto h = std::find(order.begin(), order.end(), s->axis(2));
+      if (c != order.end() && h != order.end()) std::iter_swap(c, h);
+    }
     RETURN_IF_ERROR(s->Reorder(order));
   }
   return FuseOuterAndParallelize(s, s->num_axes() - 1, vec);

@@ -353,6 +353,17 @@ def @main(%x: Tensor[(1, 2, 28, 28, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 1
   ExpectRightOnEveryTarget(m, 47);
 }
 
+// A pool over channel blocks splits rows among the threads (rows outside blocks), as the convs
+// around it do. The same results on every target.
+TEST(DefaultStrategyTest, BlockedPoolRunsRowsOutsideBlocks) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 2, 16, 16, 16), float32]) {
+  nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], layout="NCHW16c", out_layout="NCHW16c")
+})");
+  EXPECT_THAT(DefaultTir(m, "x86-64-avx2"), HasSubstr("for (n.h.fused.c.fused, 0, 16) parallel {"));
+  ExpectRightOnEveryTarget(m, 53);
+}
+
 // A matrix-vector product (dense on one row) takes 8 rows of the weights at a time, k in vector
 // lanes: 8 streams and 8 accumulators (the last tile of 44 rows shifted back). The same results
 // on every target.
