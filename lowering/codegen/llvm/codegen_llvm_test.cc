@@ -1027,6 +1027,42 @@ TEST_P(CodegenTest, ExplicitVectorLoopsMatchSerialLoops) {
   }
 }
 
+// A select between two loads whose condition is the same in every lane (it depends on an outer
+// loop only) is a branch in explicit vector code, so that only the chosen source is read; its
+// results are the serial loop's.
+TEST_P(CodegenTest, UniformSelectOfLoadsReadsOnlyTheChosenSource) {
+  const int64_t rows = 4, n = 24;
+  Buffer a = Param("a", DT::kFloat32, rows * n), b = Param("b", DT::kFloat32, rows * n);
+  Buffer out = Param("out", DT::kFloat32, rows * n);
+  auto make = [&](ForKind kind) {
+    PrimExpr r = tir::MakeVar("r"), i = tir::MakeVar("i");
+    PrimExpr at = r * I(n) + i;
+    PrimExpr sel = tir::MakeSelect(Bin(ExprKind::kLT, r, I(2)), Ld(a, at), Ld(b, at) * F(2));
+    return Func("k_usel_" + std::to_string(static_cast<int>(kind)), {a, b, out}, 2,
+                For(r, rows, tir::MakeFor(i, I(0), I(n), kind, tir::MakeStore(out, at, sel))));
+  };
+  absl::StatusOr<std::string> ir =
+      EmitLLVMText(make(ForKind::kVectorized), target_, /*optimize=*/false);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_THAT(*ir, HasSubstr("uselect.true"));
+  std::vector<float> av(static_cast<size_t>(rows * n)), bv(av.size());
+  for (size_t j = 0; j < av.size(); ++j) {
+    av[j] = std::sin(0.3f * static_cast<float>(j));
+    bv[j] = std::cos(0.9f * static_cast<float>(j));
+  }
+  std::vector<std::vector<float>> results;
+  for (ForKind kind : {ForKind::kSerial, ForKind::kVectorized}) {
+    LoadedKernel k = LoadOrDie(make(kind), target_);
+    ASSERT_NE(k.fn, nullptr);
+    AlignedArray<float> ab(av), bb(bv), ob(rows * n);
+    ASSERT_EQ(k.Call({ab.data(), bb.data(), ob.data()}), 0);
+    results.emplace_back(ob.data(), ob.data() + rows * n);
+  }
+  for (size_t j = 0; j < results[0].size(); ++j) {
+    EXPECT_TRUE(SameFloat(results[0][j], results[1][j])) << j;
+  }
+}
+
 TEST(CodegenIrTest, ParallelLoopIsOutlinedAndCallsTheRuntime) {
   absl::StatusOr<std::string> ir =
       EmitLLVMText(AxpyFunc(ForKind::kParallel), GetTarget("x86-64"), /*optimize=*/false);

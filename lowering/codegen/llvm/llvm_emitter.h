@@ -135,6 +135,9 @@ class LlvmEmitter : public CodeGenBase<llvm::Value*> {
                                               llvm::Value* start, int width);
   absl::StatusOr<llvm::Value*> EmitLaneByLane(const PrimExpr& e, const ExprNode* var,
                                               llvm::Value* start, int width);
+  static bool HasLoad(const PrimExpr& e);
+  absl::StatusOr<llvm::Value*> EmitUniformSelect(const PrimExpr& e, const ExprNode* var,
+                                                 llvm::Value* start, int width);
   absl::StatusOr<llvm::Value*> EmitWindowLoad(const PrimExpr& e, const ExprNode* var, int64_t start,
                                               int width);
   absl::StatusOr<llvm::Value*> EmitVectorLoad(const PrimExpr& e, const ExprNode* var,

@@ -100,6 +100,46 @@ bool LlvmEmitter::VectorizableExpr(const PrimExpr& e, const ExprNode* var) const
   }
 }
 
+// Whether `e` reads memory.
+bool LlvmEmitter::HasLoad(const PrimExpr& e) {
+  if (e->kind() == ExprKind::kLoad) return true;
+  for (const PrimExpr& o : e->operands()) {
+    if (HasLoad(o)) return true;
+  }
+  return false;
+}
+
+// A select whose condition is the same in every lane (it does not depend on the vector loop's
+// variable), between values that both read memory: a branch, so that only the chosen value's
+// loads run. (A concatenation laid out in blocks picks one of its parts per channel, in a
+// vector of pixels: as a vector select it loaded every part for every vector, 4 loads where 1
+// is used: the detector's 4 x 24 -> NCHW16c, 1.91 -> 1.08 ms. A padding's select of a load or
+// a constant stays a vector select: as a branch, depthwise convs padding their bands ran 4 %
+// slower.)
+absl::StatusOr<llvm::Value*> LlvmEmitter::EmitUniformSelect(const PrimExpr& e, const ExprNode* var,
+                                                            llvm::Value* start, int width) {
+  const auto& ops = e->operands();
+  ASSIGN_OR_RETURN(llvm::Value * cond, EmitExpr(ops[0]));
+  llvm::Function* fn = state_.fn;
+  llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "uselect.true", fn);
+  llvm::BasicBlock* else_bb = llvm::BasicBlock::Create(ctx_, "uselect.false", fn);
+  llvm::BasicBlock* merge_bb = llvm::BasicBlock::Create(ctx_, "uselect.end", fn);
+  b_.CreateCondBr(cond, then_bb, else_bb);
+  b_.SetInsertPoint(then_bb);
+  ASSIGN_OR_RETURN(llvm::Value * tv, EmitVectorExpr(ops[1], var, start, width));
+  llvm::BasicBlock* then_end = b_.GetInsertBlock();
+  b_.CreateBr(merge_bb);
+  b_.SetInsertPoint(else_bb);
+  ASSIGN_OR_RETURN(llvm::Value * fv, EmitVectorExpr(ops[2], var, start, width));
+  llvm::BasicBlock* else_end = b_.GetInsertBlock();
+  b_.CreateBr(merge_bb);
+  b_.SetInsertPoint(merge_bb);
+  llvm::PHINode* phi = b_.CreatePHI(tv->getType(), 2);
+  phi->addIncoming(tv, then_end);
+  phi->addIncoming(fv, else_end);
+  return static_cast<llvm::Value*>(phi);
+}
+
 absl::StatusOr<llvm::Value*> LlvmEmitter::EmitVectorExpr(const PrimExpr& e, const ExprNode* var,
                                                          llvm::Value* start, int width) {
   if (!tir::Mentions(e, var)) {
@@ -149,6 +189,9 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::EmitVectorExpr(const PrimExpr& e, cons
       return b_.CreateNot(a);
     }
     case ExprKind::kSelect: {
+      if (!tir::Mentions(ops[0], var) && HasLoad(ops[1]) && HasLoad(ops[2])) {
+        return EmitUniformSelect(e, var, start, width);
+      }
       ASSIGN_OR_RETURN(llvm::Value * c, vec(0));
       ASSIGN_OR_RETURN(llvm::Value * t, vec(1));
       ASSIGN_OR_RETURN(llvm::Value * f, vec(2));
