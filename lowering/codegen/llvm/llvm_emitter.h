@@ -102,6 +102,12 @@ class LlvmEmitter : public CodeGenBase<llvm::Value*> {
   absl::StatusOr<llvm::Value*> VisitFloatImm(const PrimExpr& e) override;
   absl::StatusOr<llvm::Value*> VisitArith(const PrimExpr& e) override;
   absl::StatusOr<llvm::Value*> VisitSelect(const PrimExpr& e) override;
+  // cond ? if_true() : if_false() as a branch (blocks `name`.true / .false / .end), each value
+  // emitted only in its own block, joined by a phi.
+  absl::StatusOr<llvm::Value*> EmitBranchSelect(
+      llvm::Value* cond, const std::string& name,
+      const std::function<absl::StatusOr<llvm::Value*>()>& if_true,
+      const std::function<absl::StatusOr<llvm::Value*>()>& if_false);
   absl::StatusOr<llvm::Value*> Compare(ExprKind kind, DType operand, llvm::Value* a,
                                        llvm::Value* b) override;
   llvm::Value* Logical(ExprKind kind, llvm::Value* a, std::optional<llvm::Value*> b) override;
@@ -135,7 +141,6 @@ class LlvmEmitter : public CodeGenBase<llvm::Value*> {
                                               llvm::Value* start, int width);
   absl::StatusOr<llvm::Value*> EmitLaneByLane(const PrimExpr& e, const ExprNode* var,
                                               llvm::Value* start, int width);
-  static bool HasLoad(const PrimExpr& e);
   absl::StatusOr<llvm::Value*> EmitUniformSelect(const PrimExpr& e, const ExprNode* var,
                                                  llvm::Value* start, int width);
   absl::StatusOr<llvm::Value*> EmitWindowLoad(const PrimExpr& e, const ExprNode* var, int64_t start,

@@ -1,4 +1,5 @@
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -225,17 +226,25 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::VisitSelect(const PrimExpr& e) {
   }
   // A value that may read out of bounds (padding, clamped gathers) is only evaluated when
   // chosen; the vectorizer if-converts this with masked loads where the target has them.
+  return EmitBranchSelect(
+      cond, "select", [&] { return EmitExpr(t); }, [&] { return EmitExpr(f); });
+}
+
+absl::StatusOr<llvm::Value*> LlvmEmitter::EmitBranchSelect(
+    llvm::Value* cond, const std::string& name,
+    const std::function<absl::StatusOr<llvm::Value*>()>& if_true,
+    const std::function<absl::StatusOr<llvm::Value*>()>& if_false) {
   llvm::Function* fn = state_.fn;
-  llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "select.true", fn);
-  llvm::BasicBlock* else_bb = llvm::BasicBlock::Create(ctx_, "select.false", fn);
-  llvm::BasicBlock* merge_bb = llvm::BasicBlock::Create(ctx_, "select.end", fn);
+  llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, name + ".true", fn);
+  llvm::BasicBlock* else_bb = llvm::BasicBlock::Create(ctx_, name + ".false", fn);
+  llvm::BasicBlock* merge_bb = llvm::BasicBlock::Create(ctx_, name + ".end", fn);
   b_.CreateCondBr(cond, then_bb, else_bb);
   b_.SetInsertPoint(then_bb);
-  ASSIGN_OR_RETURN(llvm::Value * tv, EmitExpr(t));
+  ASSIGN_OR_RETURN(llvm::Value * tv, if_true());
   llvm::BasicBlock* then_end = b_.GetInsertBlock();
   b_.CreateBr(merge_bb);
   b_.SetInsertPoint(else_bb);
-  ASSIGN_OR_RETURN(llvm::Value * fv, EmitExpr(f));
+  ASSIGN_OR_RETURN(llvm::Value * fv, if_false());
   llvm::BasicBlock* else_end = b_.GetInsertBlock();
   b_.CreateBr(merge_bb);
   b_.SetInsertPoint(merge_bb);

@@ -100,15 +100,6 @@ bool LlvmEmitter::VectorizableExpr(const PrimExpr& e, const ExprNode* var) const
   }
 }
 
-// Whether `e` reads memory.
-bool LlvmEmitter::HasLoad(const PrimExpr& e) {
-  if (e->kind() == ExprKind::kLoad) return true;
-  for (const PrimExpr& o : e->operands()) {
-    if (HasLoad(o)) return true;
-  }
-  return false;
-}
-
 // A select whose condition is the same in every lane (it does not depend on the vector loop's
 // variable), between values that both read memory: a branch, so that only the chosen value's
 // loads run. (A concatenation laid out in blocks picks one of its parts per channel, in a
@@ -120,24 +111,9 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::EmitUniformSelect(const PrimExpr& e, c
                                                             llvm::Value* start, int width) {
   const auto& ops = e->operands();
   ASSIGN_OR_RETURN(llvm::Value * cond, EmitExpr(ops[0]));
-  llvm::Function* fn = state_.fn;
-  llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "uselect.true", fn);
-  llvm::BasicBlock* else_bb = llvm::BasicBlock::Create(ctx_, "uselect.false", fn);
-  llvm::BasicBlock* merge_bb = llvm::BasicBlock::Create(ctx_, "uselect.end", fn);
-  b_.CreateCondBr(cond, then_bb, else_bb);
-  b_.SetInsertPoint(then_bb);
-  ASSIGN_OR_RETURN(llvm::Value * tv, EmitVectorExpr(ops[1], var, start, width));
-  llvm::BasicBlock* then_end = b_.GetInsertBlock();
-  b_.CreateBr(merge_bb);
-  b_.SetInsertPoint(else_bb);
-  ASSIGN_OR_RETURN(llvm::Value * fv, EmitVectorExpr(ops[2], var, start, width));
-  llvm::BasicBlock* else_end = b_.GetInsertBlock();
-  b_.CreateBr(merge_bb);
-  b_.SetInsertPoint(merge_bb);
-  llvm::PHINode* phi = b_.CreatePHI(tv->getType(), 2);
-  phi->addIncoming(tv, then_end);
-  phi->addIncoming(fv, else_end);
-  return static_cast<llvm::Value*>(phi);
+  return EmitBranchSelect(
+      cond, "uselect", [&] { return EmitVectorExpr(ops[1], var, start, width); },
+      [&] { return EmitVectorExpr(ops[2], var, start, width); });
 }
 
 absl::StatusOr<llvm::Value*> LlvmEmitter::EmitVectorExpr(const PrimExpr& e, const ExprNode* var,
@@ -189,7 +165,7 @@ absl::StatusOr<llvm::Value*> LlvmEmitter::EmitVectorExpr(const PrimExpr& e, cons
       return b_.CreateNot(a);
     }
     case ExprKind::kSelect: {
-      if (!tir::Mentions(ops[0], var) && HasLoad(ops[1]) && HasLoad(ops[2])) {
+      if (!tir::Mentions(ops[0], var) && tir::HasLoad(ops[1]) && tir::HasLoad(ops[2])) {
         return EmitUniformSelect(e, var, start, width);
       }
       ASSIGN_OR_RETURN(llvm::Value * c, vec(0));
