@@ -137,11 +137,12 @@ void ThreadPool::Start(int num_threads) {
   num_threads = std::clamp(num_threads, 1, kMaxThreads);
   homes_ = std::make_unique<Home[]>(static_cast<size_t>(num_threads));
   workers_.reserve(num_threads - 1);
+  const int creator_cpu = sched_getcpu();
   for (int i = 0; i + 1 < num_threads; ++i) {
     auto worker = std::make_unique<Worker>();
     worker->pool = this;
     worker->index = i + 1;
-    worker->creator_cpu = sched_getcpu();
+    worker->creator_cpu = creator_cpu;
     if (pthread_create(&worker->thread, nullptr, &ThreadPool::WorkerMain, worker.get()) != 0) {
       break;  // keep the workers we have: fewer threads, still correct
     }
@@ -183,7 +184,7 @@ void MoveOffCpu(int avoid, int index) {
   if (avoid < 0 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return;
   const int count = CPU_COUNT(&allowed);
   if (count < 2 || !CPU_ISSET(avoid, &allowed)) return;
-  // The index-th allowed CPU after `avoid`, cyclically: workers spread over the others.
+  // Worker k takes the k-th of the other allowed CPUs (cyclically): workers spread over them.
   std::vector<int> others;
   for (int c = 0; c < CPU_SETSIZE && static_cast<int>(others.size()) < count; ++c) {
     if (CPU_ISSET(c, &allowed) && c != avoid) others.push_back(c);

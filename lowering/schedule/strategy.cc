@@ -784,9 +784,10 @@ class DefaultStrategy {
     ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), hb, TailStrategy::kShiftInwards));
     ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), tile.pixels, TailStrategy::kShiftInwards));
     if (streams) {
-      const int64_t map_tile =
+      // (cob blocks a tile, so fewer pixels than `map_tile` where cob > 1.)
+      const int64_t stream_tile =
           std::clamp<int64_t>(budget / (vectors * cob), 1, std::min<int64_t>(height * width, 8));
-      return ScheduleWeightStreamingConv(o, conv, n, c, h, w, cb, owb, map_tile);
+      return ScheduleWeightStreamingConv(o, conv, n, c, h, w, cb, owb, stream_tile);
     }
     // Rows outer with more weights than half of L2: the channel blocks go in groups whose
     // weights fit there, each group's rows split among the threads; else every row read all
@@ -1203,11 +1204,11 @@ class DefaultStrategy {
 
   // A convolution's padding, materialized: one padded row per iteration of the parallel loop,
   // the row vectorized whole (code generation specializes its border and interior vectors, so
-  // the interior copies the input row without selects).
-  // A map's padding (n, c, h, w[, cb]) runs rows outside channels: each thread pads the rows
-  // that it, splitting the layer before by rows, most likely wrote, and that the conv after it,
-  // splitting by rows too, reads (fused in (n, c, h) order the threads split the channels, and
-  // half of each side's data crossed cores: ResNet-18 with 2 threads 24.4 -> 24.0 ms).
+  // the interior copies the input row without selects). A map's rows (n, c, h, w[, cb]) run
+  // outside its channels: each thread pads the rows that it, splitting the layer before by
+  // rows, most likely wrote, and that the conv after it, splitting by rows too, reads (fused
+  // in (n, c, h) order the threads split the channels, and half of each side's data crossed
+  // cores: ResNet-18 with 2 threads 24.4 -> 24.0 ms).
   static absl::Status SchedulePad(Stage* pad) {
     std::vector<Loop> order = pad->leaf_loops();
     if (IsConvPad(*pad) && pad->num_axes() >= 4) std::swap(order[1], order[2]);
