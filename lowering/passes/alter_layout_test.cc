@@ -94,19 +94,19 @@ def @main(%x: Tensor[(1, 3, 10, 9), float32], %w0: Tensor[(16, 3, 3, 3), float32
 }
 
 // Channels that do not fill whole blocks are padded when that wastes at most a third of the
-// work: 24 stored as 32, zero weights into and out of the padding, a zero-extended bias and
+// work: 12 stored as 16, zero weights into and out of the padding, a zero-extended bias and
 // scale, the padding sliced off where NCHW is read; a division by a per-channel weight (zero in
 // the padding) goes back to NCHW.
 TEST(AlterLayoutTest, PadsChannelsToWholeBlocks) {
   const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(1, 16, 6, 5), float32], %w0: Tensor[(24, 16, 1, 1), float32],
-          %b0: Tensor[(24), float32], %wd: Tensor[(24, 1, 3, 3), float32],
-          %s: Tensor[(1, 24, 1, 1), float32], %w1: Tensor[(24, 24, 3, 3), float32],
-          %d: Tensor[(24, 1, 1), float32]) {
-  %0 = nn.conv2d(%x, %w0, channels=24);
+def @main(%x: Tensor[(1, 16, 6, 5), float32], %w0: Tensor[(12, 16, 1, 1), float32],
+          %b0: Tensor[(12), float32], %wd: Tensor[(12, 1, 3, 3), float32],
+          %s: Tensor[(1, 12, 1, 1), float32], %w1: Tensor[(12, 12, 3, 3), float32],
+          %d: Tensor[(12, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w0, channels=12);
   %1 = nn.bias_add(%0, %b0);
   %2 = sigmoid(%1);
-  %3 = nn.conv2d(%2, %wd, padding=[1, 1, 1, 1], groups=24);
+  %3 = nn.conv2d(%2, %wd, padding=[1, 1, 1, 1], groups=12);
   %4 = multiply(%3, %s);
   %5 = add(%4, %2);
   %6 = nn.max_pool2d(%5, pool_size=[2, 2], strides=[2, 2]);
@@ -115,29 +115,67 @@ def @main(%x: Tensor[(1, 16, 6, 5), float32], %w0: Tensor[(24, 16, 1, 1), float3
   (%8, %5)
 })",
                                              {"w0", "b0", "wd", "s", "w1", "d"});
-  EXPECT_EQ(PaddedChannels(24), 32);
   EXPECT_EQ(PaddedChannels(12), 16);
   EXPECT_EQ(PaddedChannels(20), 0);
   EXPECT_EQ(PaddedChannels(48), 48);
+  EXPECT_EQ(PaddedChannels(56), 64);
   const Model altered = Altered(model);
   const std::string printed = ir::PrintModule(altered.module);
   EXPECT_EQ(Count(printed, "nn.contrib_conv2d_NCHWc("), 3) << printed;
-  EXPECT_THAT(printed, HasSubstr("groups=32")) << printed;
-  EXPECT_EQ(altered.params.at("w0_OIHW1i16o_32x16x1x1").shape(), (ir::Shape{2, 16, 1, 1, 1, 16}));
-  EXPECT_EQ(altered.params.at("w1_OIHW16i16o_32x32x3x3").shape(), (ir::Shape{2, 2, 3, 3, 16, 16}));
-  EXPECT_EQ(altered.params.at("wd_OIHW1i16o_32x1x3x3").shape(), (ir::Shape{2, 1, 3, 3, 1, 16}));
-  EXPECT_EQ(altered.params.at("b0_32").shape(), (ir::Shape{32}));
-  EXPECT_EQ(altered.params.at("s_1x32x1x1").shape(), (ir::Shape{1, 32, 1, 1}));
+  EXPECT_THAT(printed, HasSubstr("groups=16")) << printed;
+  EXPECT_EQ(altered.params.at("w0_OIHW1i16o_16x16x1x1").shape(), (ir::Shape{1, 16, 1, 1, 1, 16}));
+  EXPECT_EQ(altered.params.at("w1_OIHW16i16o_16x16x3x3").shape(), (ir::Shape{1, 1, 3, 3, 16, 16}));
+  EXPECT_EQ(altered.params.at("wd_OIHW1i16o_16x1x3x3").shape(), (ir::Shape{1, 1, 3, 3, 1, 16}));
+  EXPECT_EQ(altered.params.at("b0_16").shape(), (ir::Shape{16}));
+  EXPECT_EQ(altered.params.at("s_1x16x1x1").shape(), (ir::Shape{1, 16, 1, 1}));
   // Both outputs (the divide's operand and the residual sum) leave through a slice.
   EXPECT_EQ(Count(printed, "strided_slice("), 2) << printed;
   EXPECT_EQ(Count(printed, "divide("), 1) << printed;
   ExpectSameOutputs(model, altered);
 }
 
-// A concatenation of maps whose channels do not fill whole blocks one by one (a padded 24-channel
-// map and a 24-channel map resized in NCHW) but do together (48): joined in NCHW and laid out in
-// blocks once, so that the conv reading it reads blocks; a concatenation no conv reads stays in
-// NCHW.
+// 24 and 40 channels are one block each, unpadded (NCHW24c, NCHW40c): convs into, out of and
+// between them, depthwise ones, a residual add and a pool keep them; weights between a 16-block
+// and a 24-block map are laid out as OIHW16i24o and OIHW24i16o.
+TEST(AlterLayoutTest, KeepsTwentyFourAndFortyChannelsInOneBlock) {
+  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 16, 6, 5), float32], %w0: Tensor[(24, 16, 1, 1), float32],
+          %wd: Tensor[(24, 1, 3, 3), float32], %w1: Tensor[(40, 24, 3, 3), float32],
+          %w2: Tensor[(24, 40, 1, 1), float32], %w3: Tensor[(32, 24, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w0, channels=24);
+  %1 = nn.relu(%0);
+  %2 = nn.conv2d(%1, %wd, padding=[1, 1, 1, 1], groups=24);
+  %3 = nn.conv2d(%2, %w1, padding=[1, 1, 1, 1]);
+  %4 = nn.conv2d(%3, %w2);
+  %5 = add(%4, %1);
+  %6 = nn.max_pool2d(%5, pool_size=[2, 2], strides=[2, 2]);
+  nn.conv2d(%6, %w3)
+})",
+                                             {"w0", "wd", "w1", "w2", "w3"});
+  EXPECT_EQ(PaddedChannels(24), 24);
+  EXPECT_EQ(PaddedChannels(40), 40);
+  EXPECT_EQ(OutputChannelBlock(24), 24);
+  EXPECT_EQ(OutputChannelBlock(40), 40);
+  EXPECT_EQ(OutputChannelBlock(8), 0);
+  const Model altered = Altered(model);
+  const std::string printed = ir::PrintModule(altered.module);
+  EXPECT_EQ(Count(printed, "nn.contrib_conv2d_NCHWc("), 5) << printed;
+  EXPECT_THAT(printed, HasSubstr(R"(layout="NCHW24c")")) << printed;
+  EXPECT_THAT(printed, Not(HasSubstr("strided_slice("))) << printed;
+  // Only the result leaves the blocks.
+  EXPECT_EQ(Count(printed, "layout_transform("), 1) << printed;
+  EXPECT_EQ(altered.params.at("w0_OIHW1i24o").shape(), (ir::Shape{1, 16, 1, 1, 1, 24}));
+  EXPECT_EQ(altered.params.at("wd_OIHW1i24o").shape(), (ir::Shape{1, 1, 3, 3, 1, 24}));
+  EXPECT_EQ(altered.params.at("w1_OIHW24i40o").shape(), (ir::Shape{1, 1, 3, 3, 24, 40}));
+  EXPECT_EQ(altered.params.at("w2_OIHW40i24o").shape(), (ir::Shape{1, 1, 1, 1, 40, 24}));
+  EXPECT_EQ(altered.params.at("w3_OIHW24i16o").shape(), (ir::Shape{2, 1, 1, 1, 24, 16}));
+  ExpectSameOutputs(model, altered);
+}
+
+// A concatenation of maps whose channels do not fill whole blocks one by one (a 24-channel map
+// in its own block and a 24-channel map resized in NCHW) but do together (48): joined in NCHW and
+// laid out in blocks once, so that the conv reading it reads blocks; a concatenation no conv reads
+// stays in NCHW.
 TEST(AlterLayoutTest, BlocksAConcatenationThatFillsWholeBlocks) {
   const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(1, 16, 4, 4), float32], %y: Tensor[(1, 24, 2, 2), float32],
