@@ -1,5 +1,7 @@
 #include "lowering/ir/type.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -44,6 +46,27 @@ bool Type::operator==(const Type& other) const {
   if (kind_ != other.kind_) return false;
   if (kind_ == Kind::kTensor) return shape_ == other.shape_ && dtype_ == other.dtype_;
   return *fields_ == *other.fields_;
+}
+
+absl::Status CheckTensorSizes(const Type& type) {
+  if (!type.is_tensor()) {
+    for (const Type& f : type.fields()) {
+      absl::Status s = CheckTensorSizes(f);
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+  const Shape& shape = type.shape();
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return absl::OkStatus();  // empty
+  int64_t bytes = DTypeBytes(type.dtype());
+  for (int64_t d : shape) {
+    if (__builtin_mul_overflow(bytes, d, &bytes)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "tensor of shape ", ShapeToString(type.shape()), " and dtype ", DTypeName(type.dtype()),
+          " is too large: its size in bytes overflows int64"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::string ShapeToString(const Shape& shape) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "lowering/ir/dtype.h"
 
 namespace relay::ir {
@@ -61,6 +62,12 @@ std::string TypeToString(const Type& type);
 
 // "(1, 3, 224, 224)" / "()" / "(5)".
 std::string ShapeToString(const Shape& shape);
+
+// OK when every tensor in `type` (a tuple's and a function's too) has an element count and a
+// byte size that int64 holds; else InvalidArgument naming the shape. Types are checked where
+// they are parsed and inferred, so that NumElements and every product of dimensions after
+// them cannot wrap (a count that wraps to 0 would pass for an empty tensor).
+absl::Status CheckTensorSizes(const Type& type);
 
 }  // namespace relay::ir
 

@@ -180,6 +180,11 @@ class TypeInferencer {
       return Error(type.status().code(), call.loc(),
                    absl::StrCat(op.name, ": ", type.status().message()));
     }
+    // A result whose size overflows (a broadcast of two large operands) is refused here, like
+    // a too-large annotation by the parser.
+    if (absl::Status size = CheckTensorSizes(*type); !size.ok()) {
+      return Error(call.loc(), absl::StrCat(op.name, ": result ", size.message()));
+    }
     return Set(call, *std::move(type));
   }
 

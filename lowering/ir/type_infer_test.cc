@@ -143,6 +143,24 @@ TEST(InferTypesTest, ErrorsCarrySourceLocationAndOpName) {
   EXPECT_THAT(std::string(bare.message()), ::testing::StartsWith("error: add: "));
 }
 
+// Operands of 16 GB each whose broadcast would hold 2^64 elements: refused, not wrapped to an
+// empty tensor. Empty tensors with huge other dimensions stay fine.
+TEST(InferTypesTest, RefusesAResultWhoseSizeOverflows) {
+  Var x = VarNode::Make("x", T({4294967296, 1}));
+  Var y = VarNode::Make("y", T({1, 4294967296}));
+  absl::Status s = InferTypes(
+      OneFunction(FunctionNode::Make({x, y}, Op("add", {x, y}, {}, SourceLoc{2, 3})), "m.relay"));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(s.message()),
+            "m.relay:2:3: error: add: result tensor of shape (4294967296, 4294967296) and dtype "
+            "float32 is too large: its size in bytes overflows int64");
+  EXPECT_TRUE(CheckTensorSizes(T({0, 4294967296, 4294967296, 8})).ok());
+  EXPECT_TRUE(CheckTensorSizes(T({2305843009213693951}, DType::kBool)).ok());
+  EXPECT_FALSE(CheckTensorSizes(T({2305843009213693952}, DType::kFloat32)).ok());
+  EXPECT_FALSE(
+      CheckTensorSizes(Type::Tuple({T({1}), T({4294967296, 4294967296, 8}, DType::kBool)})).ok());
+}
+
 TEST(InferTypesTest, UnimplementedKeepsItsCode) {
   Var x = VarNode::Make("x", T({1, 8, 8, 3}));
   Var w = VarNode::Make("w", T({4, 3, 3, 3}));

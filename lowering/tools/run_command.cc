@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -101,8 +102,10 @@ absl::Status RunCommand(const RunRequest& r) {
   absl::StatusOr<passes::PartitionedModel> partitioned =
       PartitionModel(passes::Model{loaded.module, loaded.params}, r.pipeline);
   if (!partitioned.ok()) {
-    return absl::Status(partitioned.status().code(),
-                        absl::StrCat(r.model, ": ", partitioned.status().message()));
+    // Errors located in the model's text name it already.
+    const absl::string_view message = partitioned.status().message();
+    if (absl::StartsWith(message, r.model)) return partitioned.status();
+    return absl::Status(partitioned.status().code(), absl::StrCat(r.model, ": ", message));
   }
 
   // Inputs first: a mistyped --input should not wait for the compiler.

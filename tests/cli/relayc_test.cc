@@ -189,6 +189,20 @@ TEST(Relayc, TypeErrorNamesTheOp) {
   EXPECT_THAT(r.err, HasSubstr("type_error.relay:4:3: error: add: "));
 }
 
+// A shape whose element count overflows (it used to wrap to 0: an empty tensor, exit 0).
+TEST(Relayc, RefusesATensorTooLargeToCount) {
+  for (const char* command : {"check", "interpret", "run"}) {
+    std::vector<std::string> args = {command, Testdata("too_large.relay")};
+    if (std::string(command) != "check") args.push_back("--random_inputs");
+    Result r = Relayc(args);
+    EXPECT_EQ(r.exit_code, 1) << command;
+    EXPECT_THAT(r.err, HasSubstr("too_large.relay:3:15: error: tensor of shape (4294967296, "
+                                 "4294967296, 8) and dtype float32 is too large"))
+        << command;
+    EXPECT_EQ(r.out, "") << command;
+  }
+}
+
 TEST(Relayc, CheckPrintsTypes) {
   Result r = Relayc({"check", Testdata("relu_add.relay")});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -650,7 +650,10 @@ absl::StatusOr<Type> Parser::ParseType() {
     RETURN_IF_ERROR(Expect(TokenKind::kComma, ","));
     ASSIGN_OR_RETURN(DType dtype, ParseDTypeName());
     RETURN_IF_ERROR(Expect(TokenKind::kRBracket, "]"));
-    return Type::Tensor(std::move(shape), dtype);
+    Type type = Type::Tensor(std::move(shape), dtype);
+    absl::Status size = CheckTensorSizes(type);
+    if (!size.ok()) return ErrorAt(token, std::string(size.message()));
+    return type;
   }
   if (token.value == "fn") {
     Next();

@@ -492,6 +492,10 @@ const ErrorCase kErrorCases[] = {
      "m.relay:1:23: error: dynamic dimensions are not supported"},
     {"NegativeDimension", "def @main(%x: Tensor[(1, -3), float32]) {\n  %x\n}\n",
      "m.relay:1:26: error: negative dimension -3"},
+    {"TensorTooLarge",
+     "def @main(%x: Tensor[(4294967296, 4294967296, 8), float32]) {\n  nn.relu(%x)\n}\n",
+     "m.relay:1:15: error: tensor of shape (4294967296, 4294967296, 8) and dtype float32 is too "
+     "large: its size in bytes overflows int64"},
     {"DuplicateParameter", "def @main(%x: float32, %x: float32) {\n  %x\n}\n",
      "m.relay:1:24: error: duplicate parameter '%x'"},
     {"AttributesOnFunctionCall",
