@@ -31,7 +31,8 @@ typedef void (*RelayParallelBody)(int64_t begin, int64_t end, void* closure);
 void RelayParallelFor(int64_t n, RelayParallelBody body, void* closure);
 
 /* Thread count of the pool: RELAY_NUM_THREADS from the environment when set (>= 1), else the
- * number of online CPUs. RelaySetNumThreads(n) with n >= 1 resizes the pool; n <= 0 restores
+ * number of CPUs the process may use (its affinity mask, its cgroup's CPU quota: a container's
+ * --cpus). RelaySetNumThreads(n) with n >= 1 resizes the pool; n <= 0 restores
  * the default (reading RELAY_NUM_THREADS again). Counts are clamped to 1024. Not to be called
  * while a parallel loop runs: from inside a loop body it is ignored (with the last error set);
  * from another thread it waits for the loop. */

@@ -14,16 +14,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "runtime/cpu_count.h"
 #include "runtime/relay_runtime.h"
 #include "runtime/tensor_view.h"
 #include "runtime/thread_pool.h"
 
 namespace {
-
-int OnlineCpus() {
-  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  return cpus < 1 ? 1 : static_cast<int>(cpus);
-}
 
 // Restores RELAY_NUM_THREADS and the global pool's size when a test ends.
 class EnvTest : public ::testing::Test {
@@ -55,10 +51,11 @@ TEST_F(EnvTest, DefaultThreadCountReadsTheEnvironment) {
   // Anything but a whole number >= 1 falls back to the CPU count.
   for (const char* bad : {"", "0", "-2", "abc", "4x", " ", "2.5", "99999999999999999999"}) {
     setenv("RELAY_NUM_THREADS", bad, 1);
-    EXPECT_EQ(relay::runtime::DefaultNumThreads(), OnlineCpus()) << "'" << bad << "'";
+    EXPECT_EQ(relay::runtime::DefaultNumThreads(), relay::runtime::AvailableCpus())
+        << "'" << bad << "'";
   }
   unsetenv("RELAY_NUM_THREADS");
-  EXPECT_EQ(relay::runtime::DefaultNumThreads(), OnlineCpus());
+  EXPECT_EQ(relay::runtime::DefaultNumThreads(), relay::runtime::AvailableCpus());
 }
 
 TEST_F(EnvTest, SetNumThreadsResizesAndZeroRestoresTheDefault) {
@@ -73,7 +70,7 @@ TEST_F(EnvTest, SetNumThreadsResizesAndZeroRestoresTheDefault) {
   EXPECT_EQ(RelayGetNumThreads(), 3);
   unsetenv("RELAY_NUM_THREADS");
   RelaySetNumThreads(0);
-  EXPECT_EQ(RelayGetNumThreads(), OnlineCpus());
+  EXPECT_EQ(RelayGetNumThreads(), relay::runtime::AvailableCpus());
 }
 
 TEST_F(EnvTest, SetNumThreadsInsideALoopIsIgnoredWithAnError) {

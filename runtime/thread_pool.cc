@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "runtime/cpu_count.h"
+
 namespace relay::runtime {
 namespace {
 
@@ -89,9 +91,7 @@ int DefaultNumThreads() {
       return static_cast<int>(std::min<long>(value, kMaxThreads));
     }
   }
-  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cpus < 1) return 1;
-  return static_cast<int>(std::min<long>(cpus, kMaxThreads));
+  return std::min(AvailableCpus(), kMaxThreads);
 }
 
 void ChunkRange(int64_t n, int chunks, int k, int64_t* begin, int64_t* end) {

@@ -41,7 +41,8 @@ inline constexpr int kMaxThreads = 1024;
 inline constexpr int kChunksPerThread = 4;
 
 // The default thread count: RELAY_NUM_THREADS when it is a whole decimal number >= 1 (clamped to
-// kMaxThreads), else the number of online CPUs (at least 1). Read from the environment on every
+// kMaxThreads), else the CPUs this process may use (AvailableCpus: its affinity mask and its
+// cgroup's CPU quota). Read from the environment on every
 // call, so a test (or a program) may change the variable and then call RelaySetNumThreads(0).
 int DefaultNumThreads();
 

@@ -251,12 +251,12 @@ TEST(AssembleEndToEnd, CompiledModelsRunAndGiveTheExpectedOutputs) {
       std::string("-O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined ") +
       "-fno-sanitize-recover=all -I" + dir + " -I" + cwd;
   std::string log;
-  const std::string compile = "cd " + dir + " && export TMPDIR=" + TempDir() + " && gcc -std=c11 " +
-                              flags + " -c c_api.c -o c_api.o && g++ -std=c++17 " + flags +
-                              " net.cc failing.cc kernels.cc " + "main.cc " + cwd +
-                              "/runtime/runtime.cc " + cwd + "/runtime/thread_pool.cc " + cwd +
-                              "/runtime/profile.cc " + cwd + "/runtime/peak.cc c_api.o " +
-                              "net_params.o failing_params.o -lpthread -o model_test_program";
+  const std::string compile =
+      "cd " + dir + " && export TMPDIR=" + TempDir() + " && gcc -std=c11 " + flags +
+      " -c c_api.c -o c_api.o && g++ -std=c++17 " + flags + " net.cc failing.cc kernels.cc " +
+      "main.cc " + cwd + "/runtime/runtime.cc " + cwd + "/runtime/thread_pool.cc " + cwd +
+      "/runtime/cpu_count.cc " + cwd + "/runtime/profile.cc " + cwd + "/runtime/peak.cc c_api.o " +
+      "net_params.o failing_params.o -lpthread -o model_test_program";
   ASSERT_EQ(RunCommand(compile, &log), 0) << compile << "\n" << log;
 
   std::string output;
