@@ -149,12 +149,25 @@ absl::Status PartitionCommand(const PartitionRequest& r) {
       r.kernel_dir.empty() ? std::set<std::string>() : KernelFilesIn(r.kernel_dir);
   std::string overflow, listing;
   std::set<std::string> used;
-  int missing = 0;
+  int missing = 0, rewritten = 0;
   for (const passes::Kernel& k : p.kernels) {
     used.insert(k.id);
     const bool have = present.count(k.id) > 0;
     absl::StrAppend(&listing, k.id, " ", absl::StrJoin(k.ops, "+"), " ",
                     have || r.write_kernels ? "present" : "missing", "\n");
+    if (have && r.write_kernels) {
+      // A file edited by hand no longer holds its kernel (every build refuses it): the model
+      // knows the kernel's text, so it is written again. (Files no model calls are checked by
+      // `relayc manifest`, which fails naming them.)
+      const std::string path = absl::StrCat(r.kernel_dir, "/", k.id, ".relay");
+      ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
+      if (passes::KernelId(text) != k.id) {
+        std::printf("%s: its text hashes to %s, not to its name: written again\n", path.c_str(),
+                    passes::KernelId(text).c_str());
+        RETURN_IF_ERROR(io::WriteFileAtomically(path, k.text));
+        ++rewritten;
+      }
+    }
     if (have) continue;
     ++missing;
     if (r.write_kernels) {
@@ -181,7 +194,7 @@ absl::Status PartitionCommand(const PartitionRequest& r) {
   RETURN_IF_ERROR(io::WriteFileAtomically(base + ".overflow.relay", overflow));
   RETURN_IF_ERROR(io::WriteFileAtomically(base + ".uncalled.txt", uncalled));
   std::printf("%s: %zu kernels, %zu calls, %d %s; %d other kernel files in the folder\n",
-              name.c_str(), p.kernels.size(), p.graph.calls.size(), missing,
+              name.c_str(), p.kernels.size(), p.graph.calls.size(), missing + rewritten,
               r.write_kernels ? "written" : "missing from the kernel library", num_uncalled);
   return absl::OkStatus();
 }

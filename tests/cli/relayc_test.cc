@@ -357,5 +357,34 @@ TEST(Relayc, TeAndTirPrintTheComputeAndTheLoops) {
   EXPECT_THAT(bad.err, HasSubstr("malformed.relay:"));
 }
 
+// A kernel file edited by hand (its text no longer hashes to its name) is written again by
+// `partition --write_kernels` when the model calls it; `manifest` fails naming one that no
+// model calls.
+TEST(Relayc, WriteKernelsRewritesAHandEditedKernel) {
+  const std::string dir = TempDir() + "/edited";
+  const std::vector<std::string> partition = {"partition",       "models/example.relay",
+                                              "--kernel_dir",    dir + "/kernels",
+                                              "--write_kernels", "--out_dir",
+                                              dir + "/out"};
+  ASSERT_EQ(Relayc(partition).exit_code, 0);
+  auto listing = io::ReadFile(dir + "/out/example.kernels.txt");
+  ASSERT_TRUE(listing.ok()) << listing.status();
+  const std::string path = dir + "/kernels/" + listing->substr(0, listing->find(' ')) + ".relay";
+  const std::string original = *io::ReadFile(path);
+  ASSERT_TRUE(io::WriteFileAtomically(path, original + "// tuned by hand\n").ok());
+
+  Result again = Relayc(partition);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.out, HasSubstr(path + ": its text hashes to "));
+  EXPECT_THAT(again.out, HasSubstr("1 written"));
+  EXPECT_EQ(*io::ReadFile(path), original);
+
+  const std::string stray = dir + "/kernels/k_00000000000000000000.relay";
+  ASSERT_TRUE(io::WriteFileAtomically(stray, original).ok());
+  Result manifest = Relayc({"manifest", dir + "/kernels"});
+  EXPECT_EQ(manifest.exit_code, 1);
+  EXPECT_THAT(manifest.err, HasSubstr(stray + ": error: the kernel's text hashes to "));
+}
+
 }  // namespace
 }  // namespace relay
