@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
 
   relay_models::BENCH_MODEL model;
   if (!model.ok()) {
-    std::fprintf(stderr, "bench: cannot allocate the model: %s\n", RelayGetLastError());
+    std::fprintf(stderr, "bench: cannot create the model: %s\n", RelayGetLastError());
     return 1;
   }
   for (int i = 0; i < model.num_inputs(); ++i) {

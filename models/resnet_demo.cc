@@ -16,7 +16,7 @@
 int main() {
   relay_models::resnet model;
   if (!model.ok()) {
-    std::fprintf(stderr, "resnet_demo: cannot allocate the model: %s\n", RelayGetLastError());
+    std::fprintf(stderr, "resnet_demo: cannot create the model: %s\n", RelayGetLastError());
     return 1;
   }
   relay::TensorView input = model.input(0);

@@ -50,6 +50,17 @@ void RelayAlignedFree(void* ptr);
 const char* RelayGetLastError(void);
 void RelaySetLastError(const char* message);
 
+/* Whether this CPU (and its operating system) supports `feature`, an x86 feature as GCC's
+ * __builtin_cpu_supports spells it: "sse2", "avx", "avx2", "fma", "f16c", "avx512f",
+ * "avx512vl", "avx512bw", "avx512dq"; 0 for any other name. A model built for a target that
+ * needs features checks them when it is created, so that it reports which one is missing
+ * instead of dying of SIGILL in its first kernel. */
+int RelayCpuHasFeature(const char* feature);
+
+/* For tests: from now on the CPU has exactly the features in `features`, a comma-separated list
+ * ("" for none, "avx2,fma,f16c"); NULL goes back to the real CPU. */
+void RelayOverrideCpuFeatures(const char* features);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

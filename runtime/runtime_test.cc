@@ -247,4 +247,24 @@ TEST(TensorView, SizesAndTypes) {
   static_assert(static_cast<int>(relay::ElemType::kBool) == 4);
 }
 
+// The CPU features a model checks when it is created: detected (every x86-64 CPU has SSE2; no
+// CPU has a feature of an unknown name), or, in tests, exactly an overriding list.
+TEST(CpuFeatures, DetectedOrOverridden) {
+  EXPECT_EQ(RelayCpuHasFeature("sse2"), 1);
+  EXPECT_EQ(RelayCpuHasFeature("avx2"), __builtin_cpu_supports("avx2") ? 1 : 0);
+  EXPECT_EQ(RelayCpuHasFeature("avx512f"), __builtin_cpu_supports("avx512f") ? 1 : 0);
+  EXPECT_EQ(RelayCpuHasFeature("warp-drive"), 0);
+  EXPECT_EQ(RelayCpuHasFeature(""), 0);
+  EXPECT_EQ(RelayCpuHasFeature(nullptr), 0);
+  RelayOverrideCpuFeatures("avx2,fma");
+  EXPECT_EQ(RelayCpuHasFeature("avx2"), 1);
+  EXPECT_EQ(RelayCpuHasFeature("fma"), 1);
+  EXPECT_EQ(RelayCpuHasFeature("sse2"), 0);
+  EXPECT_EQ(RelayCpuHasFeature("avx"), 0);  // not a prefix match
+  RelayOverrideCpuFeatures("");
+  EXPECT_EQ(RelayCpuHasFeature("avx2"), 0);
+  RelayOverrideCpuFeatures(nullptr);
+  EXPECT_EQ(RelayCpuHasFeature("sse2"), 1);
+}
+
 }  // namespace

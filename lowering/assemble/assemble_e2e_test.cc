@@ -67,6 +67,18 @@ AssembleInputs Net() {
   return in;
 }
 
+// Model "wide": relu, its kernel compiled (says its metadata) for x86-64-avx512.
+AssembleInputs Wide() {
+  AssembleInputs in;
+  in.graph.buffers = {MakeBuffer(0, Buffer::Kind::kInput, "x"), MakeBuffer(1, Buffer::Kind::kTemp)};
+  in.graph.inputs = {0};
+  in.graph.calls = {KernelCall{kRelu, {0}, {1}}};
+  in.graph.outputs = {1};
+  in.kernels[kRelu] = Meta(kRelu, 1, 1);
+  in.kernels[kRelu].target = "x86-64-avx512";
+  return in;
+}
+
 AssembleInputs Failing() {
   AssembleInputs in;
   in.graph.buffers = {MakeBuffer(0, Buffer::Kind::kInput, "x"), MakeBuffer(1, Buffer::Kind::kTemp),
@@ -148,6 +160,7 @@ constexpr char kDriver[] = R"(#include <stdio.h>
 
 #include "failing.h"
 #include "net.h"
+#include "wide.h"
 
 extern "C" int RunCApi(void);
 
@@ -187,6 +200,15 @@ int main() {
   relay_models::failing failing;
   const int failed = failing.Run();
   printf("failing run %d: %s\n", failed, RelayGetLastError());
+
+  // A model built for AVX-512 on a CPU without it (as this test pretends), then with it.
+  RelayOverrideCpuFeatures("avx2,fma,f16c");
+  relay_models::wide on_avx2;
+  printf("wide on avx2: ok %d: %s\n", on_avx2.ok(), RelayGetLastError());
+  RelayOverrideCpuFeatures("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,f16c");
+  relay_models::wide on_avx512;
+  printf("wide on avx512: ok %d\n", on_avx512.ok());
+  RelayOverrideCpuFeatures(NULL);
   return RunCApi();
 }
 )";
@@ -234,6 +256,7 @@ TEST(AssembleEndToEnd, CompiledModelsRunAndGiveTheExpectedOutputs) {
   AssembleInputs net = Net();
   ASSERT_TRUE(Assemble(net, dir, "net").ok());
   ASSERT_TRUE(Assemble(Failing(), dir, "failing").ok());
+  ASSERT_TRUE(Assemble(Wide(), dir, "wide").ok());
   // The plan shares the arena: %2, %3, %4, %6 alternate between two 64-byte slots.
   absl::StatusOr<AssembledModel> model = Generate(net, "net");
   ASSERT_TRUE(model.ok());
@@ -253,10 +276,12 @@ TEST(AssembleEndToEnd, CompiledModelsRunAndGiveTheExpectedOutputs) {
   std::string log;
   const std::string compile =
       "cd " + dir + " && export TMPDIR=" + TempDir() + " && gcc -std=c11 " + flags +
-      " -c c_api.c -o c_api.o && g++ -std=c++17 " + flags + " net.cc failing.cc kernels.cc " +
-      "main.cc " + cwd + "/runtime/runtime.cc " + cwd + "/runtime/thread_pool.cc " + cwd +
-      "/runtime/cpu_count.cc " + cwd + "/runtime/profile.cc " + cwd + "/runtime/peak.cc c_api.o " +
-      "net_params.o failing_params.o -lpthread -o model_test_program";
+      " -c c_api.c -o c_api.o && g++ -std=c++17 " + flags +
+      " net.cc failing.cc wide.cc kernels.cc " + "main.cc " + cwd + "/runtime/runtime.cc " + cwd +
+      "/runtime/thread_pool.cc " + cwd + "/runtime/cpu_count.cc " + cwd +
+      "/runtime/cpu_features.cc " + cwd + "/runtime/profile.cc " + cwd +
+      "/runtime/peak.cc c_api.o " +
+      "net_params.o failing_params.o wide_params.o -lpthread -o model_test_program";
   ASSERT_EQ(RunCommand(compile, &log), 0) << compile << "\n" << log;
 
   std::string output;
@@ -287,6 +312,8 @@ TEST(AssembleEndToEnd, CompiledModelsRunAndGiveTheExpectedOutputs) {
             "run2 out2: -1 2 -3 4 -5 6\n"
             "run2 out3: 0.5 0.5 -1 2 -2 1\n"
             "failing run 7: failing: call 1 (k_0123456789abcdef0004) failed with code 7: boom\n"
+            "wide on avx2: ok 0: wide: built for x86-64-avx512, but this CPU lacks avx512bw\n"
+            "wide on avx512: ok 1\n"
             "c: run 0 inputs 1 outputs 4 bytes 24 24 null 1 -1: 0 0 0 8 0 11\n");
 
   // Profiled (runtime/relay_profile.h): the same results, then at exit a report per model and

@@ -5,8 +5,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "lowering/assemble/executor_code.h"
 #include "lowering/assemble/generated_text.h"
+#include "lowering/target/target.h"
 
 namespace relay::assemble {
 namespace {
@@ -88,6 +91,28 @@ CudaParts MakeCudaParts(const std::string& name, const Graph& g, const Layout& l
 
 }  // namespace
 
+// The CPU features the called kernels need: their targets' LLVM features ("+avx2" -> "avx2",
+// the names RelayCpuHasFeature takes), and those targets' names, for the error message.
+struct CpuNeeds {
+  std::vector<std::string> features;
+  std::string targets;
+};
+
+CpuNeeds CpuFeaturesNeeded(const AssembleInputs& in) {
+  std::set<std::string> targets, features;
+  for (const KernelCall& call : in.graph.calls) {
+    const std::string& name = in.kernels.at(call.kernel).target;
+    absl::StatusOr<Target> target = ParseTarget(name);
+    if (!target.ok() || target->kind != Target::Kind::kCpu || target->features.empty()) continue;
+    targets.insert(name);
+    for (absl::string_view f : absl::StrSplit(target->features, ',')) {
+      if (absl::ConsumePrefix(&f, "+")) features.insert(std::string(f));
+    }
+  }
+  return CpuNeeds{std::vector<std::string>(features.begin(), features.end()),
+                  absl::StrJoin(targets, " and ")};
+}
+
 std::string CallStatement(const AssembleInputs& in, size_t c, int64_t arg_index) {
   const KernelCall& call = in.graph.calls[c];
   return absl::StrCat("if ((code = ", in.kernels.at(call.kernel).symbol, "(args + ", arg_index,
@@ -97,6 +122,7 @@ std::string CallStatement(const AssembleInputs& in, size_t c, int64_t arg_index)
 std::string GenerateSource(const std::string& name, const AssembleInputs& in, const Layout& layout,
                            bool cuda) {
   const CudaParts gpu = cuda ? MakeCudaParts(name, in.graph, layout) : CudaParts();
+  const CpuNeeds cpu = cuda ? CpuNeeds() : CpuFeaturesNeeded(in);
   const Graph& g = in.graph;
   const MemoryPlan& plan = layout.plan;
   std::string s;
@@ -261,6 +287,18 @@ struct RelayTensorInfo {
   absl::StrAppend(&s, "  void* args[kRelayNumArgs > 0 ? kRelayNumArgs : 1];\n};\n\n");
 
   absl::StrAppend(&s, name, "::", name, "() : state_(new (std::nothrow) State) {\n");
+  if (!cpu.features.empty()) {
+    // Before anything runs a kernel: a missing feature would be SIGILL in the first one.
+    absl::StrAppend(&s, "  static const char* const kRelayCpuFeatures[] = {\"",
+                    absl::StrJoin(cpu.features, "\", \""), "\"};\n");
+    absl::StrAppend(&s, "  for (const char* feature : kRelayCpuFeatures) {\n");
+    absl::StrAppend(&s, "    if (RelayCpuHasFeature(feature)) continue;\n");
+    absl::StrAppend(&s, "    char message[256];\n");
+    absl::StrAppend(&s, "    snprintf(message, sizeof(message), \"", name, ": built for ",
+                    cpu.targets, ", but this CPU lacks %s\", feature);\n");
+    absl::StrAppend(&s, "    RelaySetLastError(message);\n");
+    absl::StrAppend(&s, "    delete state_;\n    state_ = nullptr;\n    return;\n  }\n");
+  }
   absl::StrAppend(&s, "  if (state_ == nullptr) {\n");
   absl::StrAppend(&s, "    RelaySetLastError(\"", name, ": out of memory\");\n    return;\n  }\n");
   absl::StrAppend(

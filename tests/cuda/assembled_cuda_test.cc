@@ -158,7 +158,7 @@ TEST(AssembledCudaTest, ExecutorMirrorsBuffersOnTheDevice) {
   const std::string compile = "cd " + dir + " && export TMPDIR=" + tmp + " && g++ -std=c++17 " +
                               flags + " net.cc kernels.cc main.cc " + root +
                               "/runtime/runtime.cc " + root + "/runtime/thread_pool.cc " + root +
-                              "/runtime/cpu_count.cc " + root +
+                              "/runtime/cpu_count.cc " + root + "/runtime/cpu_features.cc " + root +
                               "/runtime/cuda/cuda_runtime.cc net_params.o -ldl -lpthread -o net";
   ASSERT_EQ(RunCommand(compile, &log), 0) << compile << "\n" << log;
 

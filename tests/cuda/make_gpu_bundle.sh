@@ -32,7 +32,7 @@ bazel build -c opt //tests/cuda:gpu_ops_bundle
 mkdir -p "$dir/ops"
 bazel-bin/tests/cuda/gpu_ops_bundle "$dir/ops"
 g++ -std=c++17 -O2 -I. -I"$dir/ops" tests/cuda/gpu_ops_main.cc "$dir"/ops/k_*.o \
-  runtime/runtime.cc runtime/thread_pool.cc runtime/cpu_count.cc runtime/cuda/cuda_runtime.cc -ldl -lpthread \
+  runtime/runtime.cc runtime/thread_pool.cc runtime/cpu_count.cc runtime/cpu_features.cc runtime/cuda/cuda_runtime.cc -ldl -lpthread \
   -o "$dir/gpu_ops"
 rm -f "$dir"/ops/k_*.o "$dir/ops/ops_table.inc"
 du -sh "$dir"
