@@ -204,17 +204,18 @@ std::string DescribePaths(const std::vector<std::string>& paths) {
 }
 
 // The arguments with what has its own cause taken out: the tool path (relayc), the values of
-// --target and --llvm_version, and the target in kernel folder names.
+// --target, --llvm_version and --llvm_digest, and the target in kernel folder names.
 std::vector<std::string> ComparableArgs(const Spawn& spawn, const std::string& target) {
   std::vector<std::string> args;
   for (size_t i = 1; i < spawn.args.size(); ++i) {
     const std::string& arg = spawn.args[i];
     const std::string& previous = spawn.args[i - 1];
-    if (previous == "--target" || previous == "--llvm_version") {
+    if (previous == "--target" || previous == "--llvm_version" || previous == "--llvm_digest") {
       args.push_back("<value>");
       continue;
     }
-    if (absl::StartsWith(arg, "--target=") || absl::StartsWith(arg, "--llvm_version=")) {
+    if (absl::StartsWith(arg, "--target=") || absl::StartsWith(arg, "--llvm_version=") ||
+        absl::StartsWith(arg, "--llvm_digest=")) {
       args.push_back(arg.substr(0, arg.find('=')));
       continue;
     }
@@ -264,6 +265,12 @@ std::vector<Change> Diff(const Classified& old_action, const std::string& old_ta
   if (old_v != new_v) {
     changes.push_back({MissCause::kLlvmVersion,
                        absl::StrCat(old_v.value_or("(none)"), " -> ", new_v.value_or("(none)"))});
+  }
+  const std::optional<std::string> old_d = ArgValue(before.args, "--llvm_digest");
+  const std::optional<std::string> new_d = ArgValue(after.args, "--llvm_digest");
+  if (old_d != new_d) {
+    changes.push_back({MissCause::kLlvmLibrary,
+                       absl::StrCat(old_d.value_or("(none)"), " -> ", new_d.value_or("(none)"))});
   }
 
   // Inputs, by normalized path; the tool's files are relayc's cause.
@@ -428,6 +435,8 @@ const char* MissCauseName(MissCause cause) {
       return "target";
     case MissCause::kLlvmVersion:
       return "LLVM version";
+    case MissCause::kLlvmLibrary:
+      return "libLLVM";
     case MissCause::kTuningRecord:
       return "tuning record";
     case MissCause::kModelInput:

@@ -40,6 +40,7 @@ enum class MissCause {
   kRelayc,         // the relayc binary (or a file of its runfiles) changed
   kTarget,         // --target changed
   kLlvmVersion,    // --llvm_version changed
+  kLlvmLibrary,    // --llvm_digest changed: another libLLVM build
   kTuningRecord,   // another input of a RelayCompile action changed, appeared or went away
   kModelInput,     // another input of a RelayPartition/RelayAssemble action
   kArguments,      // other command-line arguments (a flag, or an output path's configuration)

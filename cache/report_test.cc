@@ -43,7 +43,8 @@ Spawn Kernel(const std::string& id, bool hit, const std::string& target = "x86-6
   const std::string out = "bazel-out/" + cfg + "/bin/m/kernels_" + target + "/" + id;
   const std::string src = "m/kernels/" + id + ".relay";
   s.args.insert(s.args.end(), {"compile", "--target", target, "--llvm_version", "14.0.6",
-                               "--metadata", out + ".json", "-o", out + ".o", src});
+                               "--llvm_digest", "build-id:c660", "--metadata", out + ".json", "-o",
+                               out + ".o", src});
   s.inputs[src] = D('1');
   s.progress_message = "Compiling kernel " + id + " for " + target;
   return s;
@@ -309,6 +310,17 @@ TEST(ReportTest, MissBecauseTheLlvmVersionChanged) {
   const RelayAction a = Explain(Kernel(kK, true), after, ActionKind::kKernel, kK);
   EXPECT_THAT(Causes(a), ElementsAre(MissCause::kLlvmVersion));
   EXPECT_EQ(a.changes[0].detail, "14.0.6 -> 15.0.7");
+}
+
+// The same LLVM version from another build of libLLVM (a rebuilt Debian package).
+TEST(ReportTest, MissBecauseTheLlvmLibraryChanged) {
+  Spawn after = Kernel(kK, false);
+  for (std::string& arg : after.args) {
+    if (arg == "build-id:c660") arg = "build-id:77e1";
+  }
+  const RelayAction a = Explain(Kernel(kK, true), after, ActionKind::kKernel, kK);
+  EXPECT_THAT(Causes(a), ElementsAre(MissCause::kLlvmLibrary));
+  EXPECT_EQ(a.changes[0].detail, "build-id:c660 -> build-id:77e1");
 }
 
 TEST(ReportTest, MissBecauseATuningRecordAppeared) {

@@ -11,6 +11,7 @@
 #include "lowering/codegen/archive.h"
 #include "lowering/codegen/cuda/codegen_cuda.h"
 #include "lowering/codegen/llvm/codegen_llvm.h"
+#include "lowering/codegen/llvm/llvm_digest.h"
 #include "lowering/compile/compile.h"
 #include "lowering/io/file.h"
 #include "lowering/ir/module.h"
@@ -95,6 +96,16 @@ absl::Status CompileCommand(const CompileRequest& r) {
         "--llvm_version=", r.llvm_version, " but this relayc links LLVM ", codegen::LlvmVersion(),
         ": the toolchain's recorded LLVM version is stale (re-run `bazel sync`) or relayc was "
         "built against another LLVM"));
+  }
+  if (!r.llvm_digest.empty()) {
+    ASSIGN_OR_RETURN(codegen::LlvmLibrary llvm, codegen::LoadedLlvm());
+    if (llvm.digest != r.llvm_digest) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "--llvm_digest=", r.llvm_digest, " but the libLLVM this relayc loaded (", llvm.path,
+          ") is ", llvm.digest,
+          ": LLVM changed since the build recorded it (re-run `bazel sync --configure`), or "
+          "this machine's libLLVM differs from the one the build's keys name"));
+    }
   }
   const std::string metadata = r.metadata.empty() ? DefaultMetadataPath(r.output) : r.metadata;
   if (EndsWith(r.output, ".a")) return CompileOverflow(r, metadata);

@@ -17,6 +17,7 @@ struct CompileRequest {
   std::string target = "x86-64";
   std::string schedule = "default";
   std::string llvm_version;      // when set, must equal the LLVM relayc links
+  std::string llvm_digest;       // when set, must equal the digest of the libLLVM relayc loaded
   std::string overflow_warning;  // the update command to name when an overflow file is not empty
   std::string nvcc;              // cuda-* targets: the nvcc to run (empty: the default, see nvcc.h)
   PipelineOptions pipeline;      // --dump_ir_after / --time_passes (kernel_pipeline.h)

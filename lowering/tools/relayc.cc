@@ -97,6 +97,8 @@ ABSL_FLAG(bool, kernel_cache, true,
           "run: use the kernel cache ($RELAY_CACHE_DIR or ~/.cache/relayc/kernels)");
 ABSL_FLAG(std::string, llvm_version, "",
           "compile: the LLVM version the build expects relayc to link (checked)");
+ABSL_FLAG(std::string, llvm_digest, "",
+          "compile: the digest of the libLLVM the build expects relayc to load (checked)");
 ABSL_FLAG(std::string, metadata, "", "compile: where K.json goes (default: next to -o)");
 ABSL_FLAG(std::string, overflow_warning, "",
           "compile: for an overflow file, the update command a warning names");
@@ -140,6 +142,7 @@ Commands:
       --target T (relayc targets lists them)   --schedule naive|default
       --nvcc PATH   for cuda-* targets (default: $CUDA_PATH/bin/nvcc, /usr/local/cuda/bin/nvcc)
       --metadata K.json   --llvm_version V (checked against the LLVM relayc links)
+      --llvm_digest D   (checked against the libLLVM relayc loaded: build-id:HEX or sha256:HEX)
       An overflow file (several kernels) compiles with -o NAME.a to an archive.
       --dump_ir_after STEP|all, --time_passes   the kernel pipeline's steps (stderr):
         lower_to_te, schedule, lower_schedule, simplify, partition_tails (CPU), verify, then
@@ -194,8 +197,8 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
       {"manifest", {}},
       {"assemble", {"params", "out_dir", "name", "kernel_meta"}},
       {"compile",
-       {"target", "schedule", "llvm_version", "metadata", "overflow_warning", "output", "nvcc",
-        "dump_ir_after", "time_passes"}},
+       {"target", "schedule", "llvm_version", "llvm_digest", "metadata", "overflow_warning",
+        "output", "nvcc", "dump_ir_after", "time_passes"}},
       {"cuda", {"target", "schedule"}},
       {"te", {}},
       {"tir", {"target", "schedule", "dump_ir_after", "time_passes"}},
@@ -458,6 +461,7 @@ int Main(int argc, char** argv) {
     request.target = absl::GetFlag(FLAGS_target);
     request.schedule = absl::GetFlag(FLAGS_schedule);
     request.llvm_version = absl::GetFlag(FLAGS_llvm_version);
+    request.llvm_digest = absl::GetFlag(FLAGS_llvm_digest);
     request.overflow_warning = absl::GetFlag(FLAGS_overflow_warning);
     request.nvcc = absl::GetFlag(FLAGS_nvcc);
     request.pipeline = PipelineFlags();

@@ -33,6 +33,8 @@ def compile_kernel_action(ctx, relay, target, src, obj, meta, summary, warn_labe
         args.add("--overflow_warning", warn_label)
     args.add("--target", target)
     args.add("--llvm_version", relay.llvm_version)
+    if relay.llvm_digest:
+        args.add("--llvm_digest", relay.llvm_digest)
     if TARGETS[target] == "cuda" and relay.nvcc:
         args.add("--nvcc", relay.nvcc)
     args.add("--metadata", meta)

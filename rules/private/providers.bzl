@@ -6,6 +6,9 @@ RelayToolchainInfo = provider(
         "relayc": "FilesToRunProvider of the relayc binary (exec configuration).",
         "llvm_version": "The LLVM version relayc links, e.g. '14.0.6'. Passed to every " +
                         "compile action so it is part of the action key.",
+        "llvm_digest": "The digest of the libLLVM relayc loads ('build-id:HEX'), or ''. " +
+                       "Passed to every compile action: a rebuilt libLLVM with the same " +
+                       "version changes the key, and relayc refuses a stale one.",
         "nvcc": "Absolute path of the CUDA Toolkit's nvcc for cuda-* targets, or '' for " +
                 "relayc's default (/usr/local/cuda/bin/nvcc). Part of CUDA compile keys.",
     },

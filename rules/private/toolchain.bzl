@@ -9,6 +9,7 @@ def _relay_toolchain_impl(ctx):
         relay = RelayToolchainInfo(
             relayc = ctx.attr.relayc[DefaultInfo].files_to_run,
             llvm_version = ctx.attr.llvm_version,
+            llvm_digest = ctx.attr.llvm_digest,
             nvcc = ctx.attr.nvcc,
         ),
     )]
@@ -25,6 +26,10 @@ relay_toolchain = rule(
         "llvm_version": attr.string(
             doc = "The exact LLVM version relayc links (from @llvm_14//:version.bzl).",
             mandatory = True,
+        ),
+        "llvm_digest": attr.string(
+            doc = "The digest of the libLLVM relayc loads (from @llvm_14//:version.bzl: " +
+                  "'build-id:HEX' or 'sha256:HEX'); empty: not checked.",
         ),
         "nvcc": attr.string(
             doc = "Absolute path of the CUDA Toolkit's nvcc, for cuda-* targets (actions run " +

@@ -357,6 +357,32 @@ TEST(Relayc, TeAndTirPrintTheComputeAndTheLoops) {
   EXPECT_THAT(bad.err, HasSubstr("malformed.relay:"));
 }
 
+// `compile --llvm_digest` names the libLLVM the build's keys were made with: relayc refuses
+// another one, saying which it loaded, and compiles with that one.
+TEST(Relayc, CompileChecksTheLlvmDigest) {
+  const std::string dir = TempDir() + "/digest";
+  Result p = Relayc({"partition", "models/example.relay", "--kernel_dir", dir + "/kernels",
+                     "--write_kernels", "--out_dir", dir + "/out"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  auto listing = io::ReadFile(dir + "/out/example.kernels.txt");
+  ASSERT_TRUE(listing.ok()) << listing.status();
+  const std::string kernel = dir + "/kernels/" + listing->substr(0, listing->find(' ')) + ".relay";
+
+  Result stale = Relayc({"compile", kernel, "-o", dir + "/k.o", "--llvm_digest", "build-id:00"});
+  EXPECT_EQ(stale.exit_code, 1);
+  EXPECT_THAT(stale.err, HasSubstr("--llvm_digest=build-id:00 but the libLLVM this relayc "
+                                   "loaded ("));
+  EXPECT_FALSE(io::ReadFile(dir + "/k.o").ok()) << "nothing written";
+  const std::string marker = ") is ";
+  const size_t at = stale.err.find(marker);
+  ASSERT_NE(at, std::string::npos) << stale.err;
+  const std::string loaded = stale.err.substr(
+      at + marker.size(), stale.err.find(':', stale.err.find(':', at) + 1) - at - marker.size());
+  EXPECT_THAT(loaded, testing::MatchesRegex("(build-id|sha256):[0-9a-f]+")) << stale.err;
+  Result ok = Relayc({"compile", kernel, "-o", dir + "/k.o", "--llvm_digest", loaded});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 // A kernel file edited by hand (its text no longer hashes to its name) is written again by
 // `partition --write_kernels` when the model calls it; `manifest` fails naming one that no
 // model calls.
