@@ -13,6 +13,7 @@ Everything comes from the machine (Debian packages, see third_party/README.md): 
 downloaded.
 """
 
+load("//third_party:cuda_tools_configure.bzl", "cuda_tools_configure")
 load("//third_party:llvm_configure.bzl", "llvm_configure")
 
 def _local_copy_impl(rctx):
@@ -38,7 +39,8 @@ def rules_relay_dependencies():
 
     rules_cc and rules_java: offline shims re-exporting Bazel's native rules (Bazel asks for
     them even for C++-only builds); remote_coverage_tools: referenced by every test action;
-    llvm_14: Debian's LLVM 14, with its exact version for compile action keys.
+    llvm_14: Debian's LLVM 14, with its exact version for compile action keys; cuda_tools: the
+    digests of the CUDA Toolkit's nvcc and ptxas, for cuda-* compile action keys.
     """
     _maybe(_local_copy, "rules_cc", marker = Label("//third_party/rules_cc:WORKSPACE"))
     _maybe(_local_copy, "rules_java", marker = Label("//third_party/rules_java:WORKSPACE"))
@@ -53,6 +55,7 @@ def rules_relay_dependencies():
         build_file = Label("//third_party:llvm.BUILD.tpl"),
         prefix = "/usr/lib/llvm-14",
     )
+    _maybe(cuda_tools_configure, "cuda_tools")
 
 def rules_relay_toolchains():
     """Registers the relayc toolchain (relayc built from rules_relay's sources)."""

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "lowering/codegen/archive.h"
 #include "lowering/codegen/cuda/codegen_cuda.h"
+#include "lowering/codegen/cuda/nvcc.h"
 #include "lowering/codegen/llvm/codegen_llvm.h"
 #include "lowering/codegen/llvm/llvm_digest.h"
 #include "lowering/compile/compile.h"
@@ -17,6 +19,7 @@
 #include "lowering/ir/module.h"
 #include "lowering/ir/text/parser.h"
 #include "lowering/ir/type_infer.h"
+#include "lowering/support/sha256.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/target/target.h"
 #include "lowering/te/lower_to_te.h"
@@ -87,6 +90,30 @@ absl::StatusOr<ir::Function> LoadTypedKernel(const std::string& path) {
   return fn;
 }
 
+// For cuda-* targets: the nvcc relayc will run and the ptxas beside it (which nvcc runs) must be
+// the ones whose digests the build put in the action's key. SHA-256 of each file (they carry no
+// build ID): a fraction of a second against nvcc's seconds.
+absl::Status CheckCudaTools(const CompileRequest& r) {
+  absl::StatusOr<Target> target = ParseTarget(r.target);
+  if (!target.ok() || target->kind != Target::Kind::kCuda) return absl::OkStatus();
+  if (r.nvcc_digest.empty() && r.ptxas_digest.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::string nvcc, codegen::FindNvcc(r.nvcc));
+  const std::string ptxas = nvcc.substr(0, nvcc.rfind('/') + 1) + "ptxas";
+  for (const auto& [path, expected, flag] : {std::tuple{nvcc, r.nvcc_digest, "--nvcc_digest"},
+                                             std::tuple{ptxas, r.ptxas_digest, "--ptxas_digest"}}) {
+    if (expected.empty()) continue;
+    ASSIGN_OR_RETURN(std::string bytes, io::ReadFile(path));
+    const std::string actual = absl::StrCat("sha256:", support::Sha256Hex(bytes));
+    if (actual != expected) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          flag, "=", expected, " but ", path, " is ", actual,
+          ": the CUDA Toolkit changed since the build recorded it (re-run `bazel sync "
+          "--configure`), or this machine's toolkit differs from the one the build's keys name"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status CompileCommand(const CompileRequest& r) {
@@ -107,6 +134,7 @@ absl::Status CompileCommand(const CompileRequest& r) {
           "this machine's libLLVM differs from the one the build's keys name"));
     }
   }
+  RETURN_IF_ERROR(CheckCudaTools(r));
   const std::string metadata = r.metadata.empty() ? DefaultMetadataPath(r.output) : r.metadata;
   if (EndsWith(r.output, ".a")) return CompileOverflow(r, metadata);
   compile::CompileOptions options;

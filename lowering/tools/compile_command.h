@@ -18,6 +18,8 @@ struct CompileRequest {
   std::string schedule = "default";
   std::string llvm_version;      // when set, must equal the LLVM relayc links
   std::string llvm_digest;       // when set, must equal the digest of the libLLVM relayc loaded
+  std::string nvcc_digest;       // cuda-* targets, when set: sha256:HEX of the nvcc relayc runs
+  std::string ptxas_digest;      // cuda-* targets, when set: sha256:HEX of the ptxas beside it
   std::string overflow_warning;  // the update command to name when an overflow file is not empty
   std::string nvcc;              // cuda-* targets: the nvcc to run (empty: the default, see nvcc.h)
   PipelineOptions pipeline;      // --dump_ir_after / --time_passes (kernel_pipeline.h)

@@ -99,6 +99,10 @@ ABSL_FLAG(std::string, llvm_version, "",
           "compile: the LLVM version the build expects relayc to link (checked)");
 ABSL_FLAG(std::string, llvm_digest, "",
           "compile: the digest of the libLLVM the build expects relayc to load (checked)");
+ABSL_FLAG(std::string, nvcc_digest, "",
+          "compile, cuda-* targets: sha256:HEX of the nvcc the build expects (checked)");
+ABSL_FLAG(std::string, ptxas_digest, "",
+          "compile, cuda-* targets: sha256:HEX of the ptxas beside that nvcc (checked)");
 ABSL_FLAG(std::string, metadata, "", "compile: where K.json goes (default: next to -o)");
 ABSL_FLAG(std::string, overflow_warning, "",
           "compile: for an overflow file, the update command a warning names");
@@ -143,6 +147,7 @@ Commands:
       --nvcc PATH   for cuda-* targets (default: $CUDA_PATH/bin/nvcc, /usr/local/cuda/bin/nvcc)
       --metadata K.json   --llvm_version V (checked against the LLVM relayc links)
       --llvm_digest D   (checked against the libLLVM relayc loaded: build-id:HEX or sha256:HEX)
+      --nvcc_digest D --ptxas_digest D   cuda-* targets (checked: sha256:HEX of the tools run)
       An overflow file (several kernels) compiles with -o NAME.a to an archive.
       --dump_ir_after STEP|all, --time_passes   the kernel pipeline's steps (stderr):
         lower_to_te, schedule, lower_schedule, simplify, partition_tails (CPU), verify, then
@@ -197,8 +202,8 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
       {"manifest", {}},
       {"assemble", {"params", "out_dir", "name", "kernel_meta"}},
       {"compile",
-       {"target", "schedule", "llvm_version", "llvm_digest", "metadata", "overflow_warning",
-        "output", "nvcc", "dump_ir_after", "time_passes"}},
+       {"target", "schedule", "llvm_version", "llvm_digest", "nvcc_digest", "ptxas_digest",
+        "metadata", "overflow_warning", "output", "nvcc", "dump_ir_after", "time_passes"}},
       {"cuda", {"target", "schedule"}},
       {"te", {}},
       {"tir", {"target", "schedule", "dump_ir_after", "time_passes"}},
@@ -462,6 +467,8 @@ int Main(int argc, char** argv) {
     request.schedule = absl::GetFlag(FLAGS_schedule);
     request.llvm_version = absl::GetFlag(FLAGS_llvm_version);
     request.llvm_digest = absl::GetFlag(FLAGS_llvm_digest);
+    request.nvcc_digest = absl::GetFlag(FLAGS_nvcc_digest);
+    request.ptxas_digest = absl::GetFlag(FLAGS_ptxas_digest);
     request.overflow_warning = absl::GetFlag(FLAGS_overflow_warning);
     request.nvcc = absl::GetFlag(FLAGS_nvcc);
     request.pipeline = PipelineFlags();

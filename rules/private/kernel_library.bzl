@@ -37,6 +37,10 @@ def compile_kernel_action(ctx, relay, target, src, obj, meta, summary, warn_labe
         args.add("--llvm_digest", relay.llvm_digest)
     if TARGETS[target] == "cuda" and relay.nvcc:
         args.add("--nvcc", relay.nvcc)
+    if TARGETS[target] == "cuda" and relay.nvcc_digest:
+        args.add("--nvcc_digest", relay.nvcc_digest)
+    if TARGETS[target] == "cuda" and relay.ptxas_digest:
+        args.add("--ptxas_digest", relay.ptxas_digest)
     args.add("--metadata", meta)
     args.add("-o", obj)
     args.add(src)

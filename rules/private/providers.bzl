@@ -9,6 +9,9 @@ RelayToolchainInfo = provider(
         "llvm_digest": "The digest of the libLLVM relayc loads ('build-id:HEX'), or ''. " +
                        "Passed to every compile action: a rebuilt libLLVM with the same " +
                        "version changes the key, and relayc refuses a stale one.",
+        "nvcc_digest": "'sha256:HEX' of the nvcc cuda-* compiles run, or ''. Passed to " +
+                       "cuda-* compile actions only.",
+        "ptxas_digest": "'sha256:HEX' of the ptxas beside it, or ''. Likewise.",
         "nvcc": "Absolute path of the CUDA Toolkit's nvcc for cuda-* targets, or '' for " +
                 "relayc's default (/usr/local/cuda/bin/nvcc). Part of CUDA compile keys.",
     },

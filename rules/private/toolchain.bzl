@@ -11,6 +11,8 @@ def _relay_toolchain_impl(ctx):
             llvm_version = ctx.attr.llvm_version,
             llvm_digest = ctx.attr.llvm_digest,
             nvcc = ctx.attr.nvcc,
+            nvcc_digest = ctx.attr.nvcc_digest,
+            ptxas_digest = ctx.attr.ptxas_digest,
         ),
     )]
 
@@ -35,6 +37,13 @@ relay_toolchain = rule(
             doc = "Absolute path of the CUDA Toolkit's nvcc, for cuda-* targets (actions run " +
                   "with an empty environment, so $CUDA_PATH does not reach relayc). Empty: " +
                   "relayc's default, /usr/local/cuda/bin/nvcc.",
+        ),
+        "nvcc_digest": attr.string(
+            doc = "'sha256:HEX' of that nvcc (from @cuda_tools//:digests.bzl), or '' (not " +
+                  "checked): in every cuda-* compile action's key, checked by relayc.",
+        ),
+        "ptxas_digest": attr.string(
+            doc = "'sha256:HEX' of the ptxas beside that nvcc, or '': as nvcc_digest.",
         ),
     },
     doc = "Declares a relayc toolchain: the compiler binary and the LLVM version it links.",

@@ -383,6 +383,34 @@ TEST(Relayc, CompileChecksTheLlvmDigest) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
+// For cuda-* targets, --nvcc_digest and --ptxas_digest name the tools the build's keys were made
+// with: relayc refuses others, naming the file. A CPU target ignores them.
+TEST(Relayc, CudaCompileChecksTheToolDigests) {
+  const std::string dir = TempDir() + "/cuda_digest";
+  Result p = Relayc({"partition", "models/example.relay", "--kernel_dir", dir + "/kernels",
+                     "--write_kernels", "--out_dir", dir + "/out"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  auto listing = io::ReadFile(dir + "/out/example.kernels.txt");
+  ASSERT_TRUE(listing.ok()) << listing.status();
+  const std::string kernel = dir + "/kernels/" + listing->substr(0, listing->find(' ')) + ".relay";
+  const std::string zero = "sha256:" + std::string(64, '0');
+
+  Result cpu = Relayc(
+      {"compile", kernel, "-o", dir + "/cpu.o", "--nvcc_digest", zero, "--ptxas_digest", zero});
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
+  if (access("/usr/local/cuda/bin/nvcc", X_OK) != 0) GTEST_SKIP() << "no CUDA Toolkit";
+  Result nvcc = Relayc(
+      {"compile", kernel, "-o", dir + "/k.o", "--target", "cuda-sm90", "--nvcc_digest", zero});
+  EXPECT_EQ(nvcc.exit_code, 1);
+  EXPECT_THAT(nvcc.err, HasSubstr("--nvcc_digest=" + zero + " but /usr/local/cuda/bin/nvcc is "));
+  Result ptxas = Relayc(
+      {"compile", kernel, "-o", dir + "/k.o", "--target", "cuda-sm90", "--ptxas_digest", zero});
+  EXPECT_EQ(ptxas.exit_code, 1);
+  EXPECT_THAT(ptxas.err,
+              HasSubstr("--ptxas_digest=" + zero + " but /usr/local/cuda/bin/ptxas is "));
+  EXPECT_FALSE(io::ReadFile(dir + "/k.o").ok()) << "nothing written";
+}
+
 // A kernel file edited by hand (its text no longer hashes to its name) is written again by
 // `partition --write_kernels` when the model calls it; `manifest` fails naming one that no
 // model calls.

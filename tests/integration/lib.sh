@@ -189,7 +189,8 @@ itest_workspace() {
     chmod 755 "$dir/toolchain/relayc"
     cat >"$dir/toolchain/BUILD" <<'EOF'
 # relayc prebuilt by the outer workspace: fresh output bases need not compile it.
-load("@llvm_14//:version.bzl", "LLVM_VERSION")
+load("@cuda_tools//:digests.bzl", "NVCC_DIGEST", "PTXAS_DIGEST")
+load("@llvm_14//:version.bzl", "LLVM_LIB_DIGEST", "LLVM_VERSION")
 load("@rules_relay//rules:defs.bzl", "relay_toolchain")
 
 # sh_binary of an ELF file: its executable is a symlink to the file.
@@ -200,7 +201,10 @@ sh_binary(
 
 relay_toolchain(
     name = "relayc_prebuilt",
+    llvm_digest = LLVM_LIB_DIGEST,
     llvm_version = LLVM_VERSION,
+    nvcc_digest = NVCC_DIGEST,
+    ptxas_digest = PTXAS_DIGEST,
     relayc = ":relayc_bin",
 )
 
