@@ -23,6 +23,7 @@ See docs/rules.md.
 
 load("//rules/private:kernel_macro.bzl", _relay_kernel_library = "relay_kernel_library")
 load("//rules/private:model_macro.bzl", _relay_model_library = "relay_model_library")
+load("//rules/private:model_test.bzl", _relay_model_test = "relay_model_test")
 load(
     "//rules/private:providers.bzl",
     _RelayKernelsInfo = "RelayKernelsInfo",
@@ -34,6 +35,7 @@ load("//rules/private:toolchain.bzl", _relay_toolchain = "relay_toolchain")
 
 relay_kernel_library = _relay_kernel_library
 relay_model_library = _relay_model_library
+relay_model_test = _relay_model_test
 relay_toolchain = _relay_toolchain
 RelayKernelsInfo = _RelayKernelsInfo
 RelayModelSourceInfo = _RelayModelSourceInfo

@@ -357,16 +357,24 @@ TEST(Relayc, TeAndTirPrintTheComputeAndTheLoops) {
   EXPECT_THAT(bad.err, HasSubstr("malformed.relay:"));
 }
 
+// The example model partitioned into DIR/kernels (written) and DIR/out: the path of its first
+// kernel file (the conv's), or "" with a test failure.
+std::string ExampleKernel(const std::string& dir) {
+  Result p = Relayc({"partition", "models/example.relay", "--kernel_dir", dir + "/kernels",
+                     "--write_kernels", "--out_dir", dir + "/out"});
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  auto listing = io::ReadFile(dir + "/out/example.kernels.txt");
+  EXPECT_TRUE(listing.ok()) << listing.status();
+  if (p.exit_code != 0 || !listing.ok()) return "";
+  return dir + "/kernels/" + listing->substr(0, listing->find(' ')) + ".relay";
+}
+
 // `compile --llvm_digest` names the libLLVM the build's keys were made with: relayc refuses
 // another one, saying which it loaded, and compiles with that one.
 TEST(Relayc, CompileChecksTheLlvmDigest) {
   const std::string dir = TempDir() + "/digest";
-  Result p = Relayc({"partition", "models/example.relay", "--kernel_dir", dir + "/kernels",
-                     "--write_kernels", "--out_dir", dir + "/out"});
-  ASSERT_EQ(p.exit_code, 0) << p.err;
-  auto listing = io::ReadFile(dir + "/out/example.kernels.txt");
-  ASSERT_TRUE(listing.ok()) << listing.status();
-  const std::string kernel = dir + "/kernels/" + listing->substr(0, listing->find(' ')) + ".relay";
+  const std::string kernel = ExampleKernel(dir);
+  ASSERT_FALSE(kernel.empty());
 
   Result stale = Relayc({"compile", kernel, "-o", dir + "/k.o", "--llvm_digest", "build-id:00"});
   EXPECT_EQ(stale.exit_code, 1);
@@ -387,12 +395,8 @@ TEST(Relayc, CompileChecksTheLlvmDigest) {
 // with: relayc refuses others, naming the file. A CPU target ignores them.
 TEST(Relayc, CudaCompileChecksTheToolDigests) {
   const std::string dir = TempDir() + "/cuda_digest";
-  Result p = Relayc({"partition", "models/example.relay", "--kernel_dir", dir + "/kernels",
-                     "--write_kernels", "--out_dir", dir + "/out"});
-  ASSERT_EQ(p.exit_code, 0) << p.err;
-  auto listing = io::ReadFile(dir + "/out/example.kernels.txt");
-  ASSERT_TRUE(listing.ok()) << listing.status();
-  const std::string kernel = dir + "/kernels/" + listing->substr(0, listing->find(' ')) + ".relay";
+  const std::string kernel = ExampleKernel(dir);
+  ASSERT_FALSE(kernel.empty());
   const std::string zero = "sha256:" + std::string(64, '0');
 
   Result cpu = Relayc(

@@ -168,13 +168,8 @@ cache_user_bazelrc() {
 # path, as another checkout would be), with its own output base and no disk cache. Becomes the
 # current workspace.
 cache_machine() {
-  local dir="$1"
-  mkdir -p "$dir"
-  (cd "$WS" && tar --exclude='./bazel-*' -cf - .) | (cd "$dir" && tar -xf -)
-  WS="$dir"
-  OB="$dir.ob"
+  itest_copy_workspace "$1"
   DISK=""
-  ITEST_SERVERS+=("$OB|$WS")
 }
 
 # A folder with a `bazel` that is cache/bazel-ci.sh around the real one (itest_bazel runs

@@ -237,6 +237,18 @@ test --test_output=errors
 EOF
 }
 
+# itest_copy_workspace DIR: another machine: a copy of the current workspace's sources at DIR
+# (another path, as another checkout would be) with its own output base, and the same disk cache
+# (DISK); becomes the current workspace.
+itest_copy_workspace() {
+  local dir="$1"
+  mkdir -p "$dir"
+  (cd "$WS" && tar --exclude='./bazel-*' -cf - .) | (cd "$dir" && tar -xf -)
+  WS="$dir"
+  OB="$dir.ob"
+  ITEST_SERVERS+=("$OB|$WS")
+}
+
 # itest_kernel_package PKG [MODEL...]: PKG/BUILD with a kernel library `kernels` over
 # PKG/kernels/ (and its kernels.bzl) that lists MODELs (names in PKG) as the models sharing it,
 # then whatever the caller appends. The library starts empty.

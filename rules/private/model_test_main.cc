@@ -1,0 +1,133 @@
+// The driver of relay_model_test (rules/private/model_test.bzl), compiled once per test with
+// RELAY_TEST_MODEL naming the model's class and RELAY_TEST_HEADER its header:
+//
+//   model_test --write DIR
+//       fills every input deterministically (input i from seed i + 1: floats in [-1, 1),
+//       integers in [0, 10)), runs the model once, writes DIR/input_<name>.npy and
+//       DIR/output_<i>.npy, and prints each input's name on a line of its own;
+//   model_test --compare DIR REF_DIR --rtol R --atol A
+//       compares DIR/output_<i>.npy (ours) with REF_DIR/output_<i>.npy (the reference
+//       interpreter's): same dtype and shape; floats within |ours - ref| <= A + R * |ref|,
+//       everything else equal. Prints each output's largest errors; exit 1 naming the first
+//       element out of tolerance.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "runtime/model_io.h"
+#include "runtime/relay_runtime.h"
+#include "runtime/tensor_view.h"
+
+#define RELAY_TEST_STR2(x) #x
+#define RELAY_TEST_STR(x) RELAY_TEST_STR2(x)
+#include RELAY_TEST_STR(RELAY_TEST_HEADER)
+
+namespace {
+
+int Write(const std::string& dir) {
+  relay_models::RELAY_TEST_MODEL model;
+  if (!model.ok()) {
+    std::fprintf(stderr, "model_test: cannot create the model: %s\n", RelayGetLastError());
+    return 1;
+  }
+  for (int i = 0; i < model.num_inputs(); ++i) {
+    relay::FillDeterministic(model.input(i), static_cast<uint64_t>(i + 1), 10);
+    const std::string path = dir + "/input_" + model.input_name(i) + ".npy";
+    if (!relay::WriteNpy(path, model.input(i))) {
+      std::fprintf(stderr, "model_test: cannot write %s\n", path.c_str());
+      return 1;
+    }
+    std::printf("%s\n", model.input_name(i));
+  }
+  if (model.Run() != 0) {
+    std::fprintf(stderr, "model_test: the model failed: %s\n", RelayGetLastError());
+    return 1;
+  }
+  for (int i = 0; i < model.num_outputs(); ++i) {
+    const std::string path = dir + "/output_" + std::to_string(i) + ".npy";
+    if (!relay::WriteNpy(path, model.output(i))) {
+      std::fprintf(stderr, "model_test: cannot write %s\n", path.c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+std::string ShapeText(const relay::NpyArray& a) {
+  std::string s = "(";
+  for (size_t k = 0; k < a.shape.size(); ++k) s += (k ? ", " : "") + std::to_string(a.shape[k]);
+  return s + ")";
+}
+
+// One output: 0 when it agrees, 1 (with the reason printed) when not.
+int CompareOutput(int i, const relay::NpyArray& ours, const relay::NpyArray& ref, double rtol,
+                  double atol) {
+  if (ours.descr != ref.descr || ours.shape != ref.shape || ours.data.size() != ref.data.size()) {
+    std::printf("output %d: ours is %s %s, the reference's %s %s\n", i, ours.descr.c_str(),
+                ShapeText(ours).c_str(), ref.descr.c_str(), ShapeText(ref).c_str());
+    return 1;
+  }
+  if (ours.descr != "<f4") {
+    if (ours.data == ref.data) {
+      std::printf("output %d: %s %s, equal\n", i, ours.descr.c_str(), ShapeText(ours).c_str());
+      return 0;
+    }
+    std::printf("output %d: %s values differ\n", i, ours.descr.c_str());
+    return 1;
+  }
+  const size_t n = ours.data.size() / 4;
+  double max_abs = 0, max_rel = 0;
+  for (size_t k = 0; k < n; ++k) {
+    float a, b;
+    std::memcpy(&a, ours.data.data() + 4 * k, 4);
+    std::memcpy(&b, ref.data.data() + 4 * k, 4);
+    const double err = std::fabs(static_cast<double>(a) - static_cast<double>(b));
+    if (!(err <= atol + rtol * std::fabs(static_cast<double>(b)))) {
+      std::printf("output %d: element %zu is %.9g, the reference interpreter's %.9g (|diff| %.3g "
+                  "> %g + %g * |ref|)\n",
+                  i, k, static_cast<double>(a), static_cast<double>(b), err, atol, rtol);
+      return 1;
+    }
+    max_abs = std::fmax(max_abs, err);
+    if (b != 0) max_rel = std::fmax(max_rel, err / std::fabs(static_cast<double>(b)));
+  }
+  std::printf("output %d: float32 %s, max abs err %.3g, max rel err %.3g\n", i,
+              ShapeText(ours).c_str(), max_abs, max_rel);
+  return 0;
+}
+
+int Compare(const std::string& dir, const std::string& ref_dir, double rtol, double atol) {
+  int bad = 0;
+  for (int i = 0;; ++i) {
+    const std::string name = "/output_" + std::to_string(i) + ".npy";
+    relay::NpyArray ours, ref;
+    std::string error;
+    if (!relay::ReadNpy(dir + name, &ours, &error)) {
+      if (i > 0) break;
+      std::fprintf(stderr, "model_test: %s\n", error.c_str());
+      return 1;
+    }
+    if (!relay::ReadNpy(ref_dir + name, &ref, &error)) {
+      std::fprintf(stderr, "model_test: the reference has no output %d: %s\n", i, error.c_str());
+      return 1;
+    }
+    bad += CompareOutput(i, ours, ref, rtol, atol);
+  }
+  return bad == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "--write") == 0) return Write(argv[2]);
+  if (argc == 8 && std::strcmp(argv[1], "--compare") == 0 && std::strcmp(argv[4], "--rtol") == 0 &&
+      std::strcmp(argv[6], "--atol") == 0) {
+    return Compare(argv[2], argv[3], std::atof(argv[5]), std::atof(argv[7]));
+  }
+  std::fprintf(stderr,
+               "usage: model_test --write DIR | --compare DIR REF_DIR --rtol R --atol A\n");
+  return 2;
+}
