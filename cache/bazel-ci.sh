@@ -18,6 +18,12 @@
 # holds '+' or '/' is refused by the server. Not --remote_cache_header: 4.2.3's HTTP cache
 # ignores it. --bazelrc replaces ~/.bazelrc, which the private file imports in its place.
 # Don't add --announce_rc: it prints every rc option, the header included.
+#
+# Kept from build actions (everything runs as root on CI, so file modes do not protect it): the
+# private folder is not under /tmp but under $HOME/.cache/rules_relay (or RELAY_CI_PRIVATE_DIR),
+# and the rc file blocks it from every sandboxed action (--sandbox_block_path); the credential
+# variables are removed from the environment Bazel is started with.
+# tests/integration/cache_i_secret.sh runs an action that looks for them.
 set -euo pipefail
 
 die() {
@@ -40,13 +46,16 @@ fi
 (($# > 0)) || die "usage: bazel-ci.sh [STARTUP_OPTIONS...] COMMAND [ARGS...]"
 
 umask 077
-private="$(mktemp -d "${TMPDIR:-/tmp}/bazel-ci.XXXXXX")"
+parent="${RELAY_CI_PRIVATE_DIR:-${HOME:?bazel-ci.sh needs HOME}/.cache/rules_relay}"
+mkdir -p "$parent"
+private="$(mktemp -d "$parent/bazel-ci.XXXXXX")"
 trap 'rm -rf "$private"' EXIT
 rc="$private/ci.bazelrc"
 {
   echo "# Written by cache/bazel-ci.sh for one bazel command; removed when it ends."
   [[ -n "${HOME:-}" ]] && echo "try-import $HOME/.bazelrc"
   echo "build --config=ci"
+  echo "build --sandbox_block_path=$private"
   # After the config, so that they override its placeholder URL. Quoted: rc files split words
   # on spaces, as a shell does.
   [[ -n "$url" ]] && echo "build --remote_cache=$url"
@@ -55,5 +64,5 @@ rc="$private/ci.bazelrc"
 } >"$rc"
 
 status=0
-"${BAZEL:-bazel}" --bazelrc="$rc" "$@" || status=$?
+env -u RELAY_CACHE_USER -u RELAY_CACHE_PASSWORD "${BAZEL:-bazel}" --bazelrc="$rc" "$@" || status=$?
 exit "$status"
