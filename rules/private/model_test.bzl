@@ -71,13 +71,17 @@ _relay_model_test = rule(
     toolchains = [TOOLCHAIN_TYPE],
 )
 
-def relay_model_test(name, model, rtol = "1e-4", atol = "1e-5", tags = [], **kwargs):
+def relay_model_test(name, model, rtol = "2e-3", atol = "1e-4", tags = [], **kwargs):
     """Tests a relay_model_library against the reference interpreter.
 
     Args:
       name: the test's name.
       model: the relay_model_library, in this package (":net").
-      rtol: relative tolerance of float32 outputs: |ours - ref| <= atol + rtol * |ref|.
+      rtol: relative tolerance of float32 outputs: |ours - ref| <= atol + rtol * |ref|. The
+        default covers float32 kernels against the interpreter's double-precision sums through
+        a deep network (the zoo's ResNet-50, logits up to 4.5e4 from seeded weights: ours
+        differ from the interpreter's by up to 0.027, ONNX Runtime's by up to 0.025, 1.3e-3
+        relative on one logit); a wrong kernel is off by far more.
       atol: absolute tolerance of float32 outputs. Other dtypes must be equal.
       tags: for the test (it is always `no-remote-cache`: it runs generated code).
       **kwargs: passed to the test (size, timeout, ...).
