@@ -1,9 +1,6 @@
 #include "runtime/model_io.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 namespace relay {
 namespace {
@@ -87,55 +84,6 @@ void FillDeterministic(const TensorView& v, uint64_t seed, int64_t int_range) {
         break;
     }
   }
-}
-
-bool ReadNpy(const std::string& path, NpyArray* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot open";
-    return false;
-  }
-  std::ostringstream s;
-  s << in.rdbuf();
-  const std::string bytes = s.str();
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
-    *error = path + ": not a .npy file";
-    return false;
-  }
-  const bool v1 = bytes[6] == 1;
-  const size_t len_bytes = v1 ? 2 : 4;
-  size_t header_len = 0;
-  for (size_t k = 0; k < len_bytes; ++k) {
-    header_len |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + k])) << (8 * k);
-  }
-  const size_t begin = 8 + len_bytes;
-  if (bytes.size() < begin + header_len) {
-    *error = path + ": truncated header";
-    return false;
-  }
-  const std::string header = bytes.substr(begin, header_len);
-  auto field = [&](const std::string& key) -> std::string {
-    const size_t at = header.find("'" + key + "':");
-    if (at == std::string::npos) return "";
-    size_t v = header.find_first_not_of(' ', at + key.size() + 3);
-    if (v == std::string::npos) return "";
-    if (header[v] == '\'') return header.substr(v + 1, header.find('\'', v + 1) - v - 1);
-    if (header[v] == '(') return header.substr(v + 1, header.find(')', v) - v - 1);
-    return header.substr(v, header.find_first_of(",}", v) - v);
-  };
-  out->descr = field("descr");
-  if (field("fortran_order") != "False") {
-    *error = path + ": Fortran order is not supported";
-    return false;
-  }
-  out->shape.clear();
-  std::istringstream dims(field("shape"));
-  std::string d;
-  while (std::getline(dims, d, ',')) {
-    if (d.find_first_not_of(' ') != std::string::npos) out->shape.push_back(std::atoll(d.c_str()));
-  }
-  out->data = bytes.substr(begin + header_len);
-  return true;
 }
 
 }  // namespace relay

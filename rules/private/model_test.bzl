@@ -97,7 +97,7 @@ def relay_model_test(name, model, rtol = "2e-3", atol = "1e-4", tags = [], **kwa
             "RELAY_TEST_MODEL=" + model_name,
             "RELAY_TEST_HEADER=" + (package + "/" if package else "") + model_name + ".h",
         ],
-        deps = [model, Label("//runtime:model_io")],
+        deps = [model, Label("//lowering/io:npy"), Label("//runtime:model_io")],
         testonly = True,
         tags = tags,
     )

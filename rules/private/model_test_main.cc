@@ -17,6 +17,9 @@
 #include <cstring>
 #include <string>
 
+#include "absl/status/statusor.h"
+#include "lowering/io/npy.h"
+#include "lowering/ir/tensor.h"
 #include "runtime/model_io.h"
 #include "runtime/relay_runtime.h"
 #include "runtime/tensor_view.h"
@@ -56,46 +59,35 @@ int Write(const std::string& dir) {
   return 0;
 }
 
-std::string ShapeText(const relay::NpyArray& a) {
-  std::string s = "(";
-  for (size_t k = 0; k < a.shape.size(); ++k) s += (k ? ", " : "") + std::to_string(a.shape[k]);
-  return s + ")";
-}
-
 // One output: 0 when it agrees, 1 (with the reason printed) when not.
-int CompareOutput(int i, const relay::NpyArray& ours, const relay::NpyArray& ref, double rtol,
+int CompareOutput(int i, const relay::ir::Tensor& ours, const relay::ir::Tensor& ref, double rtol,
                   double atol) {
-  if (ours.descr != ref.descr || ours.shape != ref.shape || ours.data.size() != ref.data.size()) {
-    std::printf("output %d: ours is %s %s, the reference's %s %s\n", i, ours.descr.c_str(),
-                ShapeText(ours).c_str(), ref.descr.c_str(), ShapeText(ref).c_str());
+  const std::string type = relay::ir::TypeToString(ours.type());
+  if (ours.type() != ref.type()) {
+    std::printf("output %d: ours is %s, the reference's %s\n", i, type.c_str(),
+                relay::ir::TypeToString(ref.type()).c_str());
     return 1;
   }
-  if (ours.descr != "<f4") {
-    if (ours.data == ref.data) {
-      std::printf("output %d: %s %s, equal\n", i, ours.descr.c_str(), ShapeText(ours).c_str());
-      return 0;
-    }
-    std::printf("output %d: %s values differ\n", i, ours.descr.c_str());
-    return 1;
+  if (ours.dtype() != relay::ir::DType::kFloat32) {
+    const bool equal = ours.BitwiseEqual(ref);
+    std::printf("output %d: %s, %s\n", i, type.c_str(), equal ? "equal" : "values differ");
+    return equal ? 0 : 1;
   }
-  const size_t n = ours.data.size() / 4;
   double max_abs = 0, max_rel = 0;
-  for (size_t k = 0; k < n; ++k) {
-    float a, b;
-    std::memcpy(&a, ours.data.data() + 4 * k, 4);
-    std::memcpy(&b, ref.data.data() + 4 * k, 4);
-    const double err = std::fabs(static_cast<double>(a) - static_cast<double>(b));
-    if (!(err <= atol + rtol * std::fabs(static_cast<double>(b)))) {
-      std::printf("output %d: element %zu is %.9g, the reference interpreter's %.9g (|diff| %.3g "
+  for (int64_t k = 0; k < ours.NumElements(); ++k) {
+    const double a = ours.GetDouble(k), b = ref.GetDouble(k);
+    const double err = std::fabs(a - b);
+    if (!(err <= atol + rtol * std::fabs(b))) {
+      std::printf("output %d: element %lld is %.9g, the reference interpreter's %.9g (|diff| %.3g "
                   "> %g + %g * |ref|)\n",
-                  i, k, static_cast<double>(a), static_cast<double>(b), err, atol, rtol);
+                  i, static_cast<long long>(k), a, b, err, atol, rtol);
       return 1;
     }
     max_abs = std::fmax(max_abs, err);
-    if (b != 0) max_rel = std::fmax(max_rel, err / std::fabs(static_cast<double>(b)));
+    if (b != 0) max_rel = std::fmax(max_rel, err / std::fabs(b));
   }
-  std::printf("output %d: float32 %s, max abs err %.3g, max rel err %.3g\n", i,
-              ShapeText(ours).c_str(), max_abs, max_rel);
+  std::printf("output %d: %s, max abs err %.3g, max rel err %.3g\n", i, type.c_str(), max_abs,
+              max_rel);
   return 0;
 }
 
@@ -103,18 +95,19 @@ int Compare(const std::string& dir, const std::string& ref_dir, double rtol, dou
   int bad = 0;
   for (int i = 0;; ++i) {
     const std::string name = "/output_" + std::to_string(i) + ".npy";
-    relay::NpyArray ours, ref;
-    std::string error;
-    if (!relay::ReadNpy(dir + name, &ours, &error)) {
-      if (i > 0) break;
-      std::fprintf(stderr, "model_test: %s\n", error.c_str());
+    absl::StatusOr<relay::ir::Tensor> ours = relay::io::ReadNpy(dir + name);
+    if (!ours.ok()) {
+      if (i > 0 && absl::IsNotFound(ours.status())) break;
+      std::fprintf(stderr, "model_test: %s\n", std::string(ours.status().message()).c_str());
       return 1;
     }
-    if (!relay::ReadNpy(ref_dir + name, &ref, &error)) {
-      std::fprintf(stderr, "model_test: the reference has no output %d: %s\n", i, error.c_str());
+    absl::StatusOr<relay::ir::Tensor> ref = relay::io::ReadNpy(ref_dir + name);
+    if (!ref.ok()) {
+      std::fprintf(stderr, "model_test: the reference has no output %d: %s\n", i,
+                   std::string(ref.status().message()).c_str());
       return 1;
     }
-    bad += CompareOutput(i, ours, ref, rtol, atol);
+    bad += CompareOutput(i, *ours, *ref, rtol, atol);
   }
   return bad == 0 ? 0 : 1;
 }

@@ -4,16 +4,12 @@
 # Authorization header) out of /tmp, blocks its folder from every sandboxed action, and starts
 # Bazel without the credential variables. An action that looks for them (the environment, the
 # private folder, /tmp) finds nothing, while it does read a file planted beside the private
-# folder (so the probe could have seen it). And --config=ci reads no local disk cache, which an
-# untrusted build on the same machine may have written (bazel canonicalize-flags shows it).
+# folder (so the probe could have seen it).
 source "$(dirname "${BASH_SOURCE[0]}")/cache_lib.sh"
 cache_begin
 
 cache_server_start
-itest_workspace "$ITEST_TMP/a"
-DISK=""
-echo "import $REPO/.bazelrc" >>"$WS/.bazelrc"
-cache_user_bazelrc
+cache_workspace "$ITEST_TMP/a"
 private_parent="$ITEST_TMP/ci_private"
 mkdir -p "$private_parent/planted"
 echo "planted-marker-7f3a" >"$private_parent/planted/ci.bazelrc"

@@ -8,10 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/cache_lib.sh"
 cache_begin
 
 cache_server_start
-itest_workspace "$ITEST_TMP/a"
-DISK=""
-echo "import $REPO/.bazelrc" >>"$WS/.bazelrc"
-cache_user_bazelrc
+cache_workspace "$ITEST_TMP/a"
 mkdir -p "$WS/t"
 cat >"$WS/t/check.sh" <<'SH'
 #!/bin/bash

@@ -123,17 +123,22 @@ cache_blobs() {
   find "$CACHE_DIR/ac" "$CACHE_DIR/cas" -type f | wc -l
 }
 
-# cache_zoo_workspace DIR MODEL...: a workspace with package m holding the zoo's MODELs (made by
-# modelgen, seeded) and their kernel library, importing the repository's .bazelrc; its
-# user.bazelrc points remote-ro at the current cache. Current workspace afterwards, with no disk
-# cache (DISK="").
-cache_zoo_workspace() {
-  local dir="$1"
-  shift
-  itest_workspace "$dir"
+# cache_workspace DIR: a workspace at DIR (itest_workspace) importing the repository's .bazelrc
+# (its remote-ro and ci configs); its user.bazelrc points remote-ro at the current cache. Current
+# workspace afterwards, with no disk cache (DISK="").
+cache_workspace() {
+  itest_workspace "$1"
   DISK=""
   echo "import $REPO/.bazelrc" >>"$WS/.bazelrc"
   cache_user_bazelrc
+}
+
+# cache_zoo_workspace DIR MODEL...: cache_workspace DIR with package m holding the zoo's MODELs
+# (made by modelgen, seeded) and their kernel library.
+cache_zoo_workspace() {
+  local dir="$1"
+  shift
+  cache_workspace "$dir"
   itest_kernel_package m "$@"
   local model shapes shape_flag
   for model in "$@"; do
