@@ -90,6 +90,18 @@ absl::StatusOr<ir::Function> LoadTypedKernel(const std::string& path) {
   return fn;
 }
 
+// FailedPrecondition unless `actual`, the digest of `subject` as this process finds it, is the
+// `expected` one that `flag` put in the action's key; `what` changed since the build recorded
+// it, or this machine's `whose` differs.
+absl::Status CheckDigest(const char* flag, const std::string& expected, const std::string& subject,
+                         const std::string& actual, const char* what, const char* whose) {
+  if (actual == expected) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      flag, "=", expected, " but ", subject, " is ", actual, ": ", what,
+      " changed since the build recorded it (re-run `bazel sync --configure`), or this machine's ",
+      whose, " differs from the one the build's keys name"));
+}
+
 // For cuda-* targets: the nvcc relayc will run and the ptxas beside it (which nvcc runs) must be
 // the ones whose digests the build put in the action's key. SHA-256 of each file (they carry no
 // build ID): a fraction of a second against nvcc's seconds.
@@ -103,13 +115,9 @@ absl::Status CheckCudaTools(const CompileRequest& r) {
                                              std::tuple{ptxas, r.ptxas_digest, "--ptxas_digest"}}) {
     if (expected.empty()) continue;
     ASSIGN_OR_RETURN(std::string bytes, io::ReadFile(path));
-    const std::string actual = absl::StrCat("sha256:", support::Sha256Hex(bytes));
-    if (actual != expected) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          flag, "=", expected, " but ", path, " is ", actual,
-          ": the CUDA Toolkit changed since the build recorded it (re-run `bazel sync "
-          "--configure`), or this machine's toolkit differs from the one the build's keys name"));
-    }
+    RETURN_IF_ERROR(CheckDigest(flag, expected, path,
+                                absl::StrCat("sha256:", support::Sha256Hex(bytes)),
+                                "the CUDA Toolkit", "toolkit"));
   }
   return absl::OkStatus();
 }
@@ -126,13 +134,9 @@ absl::Status CompileCommand(const CompileRequest& r) {
   }
   if (!r.llvm_digest.empty()) {
     ASSIGN_OR_RETURN(codegen::LlvmLibrary llvm, codegen::LoadedLlvm());
-    if (llvm.digest != r.llvm_digest) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "--llvm_digest=", r.llvm_digest, " but the libLLVM this relayc loaded (", llvm.path,
-          ") is ", llvm.digest,
-          ": LLVM changed since the build recorded it (re-run `bazel sync --configure`), or "
-          "this machine's libLLVM differs from the one the build's keys name"));
-    }
+    RETURN_IF_ERROR(CheckDigest("--llvm_digest", r.llvm_digest,
+                                absl::StrCat("the libLLVM this relayc loaded (", llvm.path, ")"),
+                                llvm.digest, "LLVM", "libLLVM"));
   }
   RETURN_IF_ERROR(CheckCudaTools(r));
   const std::string metadata = r.metadata.empty() ? DefaultMetadataPath(r.output) : r.metadata;

@@ -69,6 +69,16 @@ std::string ShapesText(const graph::Graph& g, const std::vector<int>& ids) {
   return absl::StrJoin(parts, ",");
 }
 
+// InvalidArgument naming `path` unless `text`, read from it, hashes to its name `id`: a kernel
+// file edited by hand.
+absl::Status CheckKernelText(const std::string& path, const std::string& text,
+                             const std::string& id) {
+  const std::string actual = passes::KernelId(text);
+  if (actual == id) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(path, ": error: the kernel's text hashes to ",
+                                                 actual, ", not to its name ", id));
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> KernelSummary(const std::string& text, const std::string& source) {
@@ -104,11 +114,7 @@ absl::Status ManifestCommand(const std::string& dir) {
   for (const std::string& id : KernelFilesIn(dir)) {
     const std::string path = absl::StrCat(dir, "/", id, ".relay");
     ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
-    if (passes::KernelId(text) != id) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": error: the kernel's text hashes to ",
-                                                     passes::KernelId(text), ", not to its name ",
-                                                     id));
-    }
+    RETURN_IF_ERROR(CheckKernelText(path, text, id));
     ASSIGN_OR_RETURN(std::string summary, KernelSummary(text, path));
     absl::StrAppend(&out, "    \"", id, "\": \"", summary, "\",\n");
   }
@@ -161,9 +167,10 @@ absl::Status PartitionCommand(const PartitionRequest& r) {
       // `relayc manifest`, which fails naming them.)
       const std::string path = absl::StrCat(r.kernel_dir, "/", k.id, ".relay");
       ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
-      if (passes::KernelId(text) != k.id) {
+      const std::string actual = passes::KernelId(text);
+      if (actual != k.id) {
         std::printf("%s: its text hashes to %s, not to its name: written again\n", path.c_str(),
-                    passes::KernelId(text).c_str());
+                    actual.c_str());
         RETURN_IF_ERROR(io::WriteFileAtomically(path, k.text));
         ++rewritten;
       }
@@ -238,11 +245,7 @@ absl::StatusOr<LoadedModel> LoadPartitionedModel(const std::string& graph_path,
         const std::string path = absl::StrCat(dir, "/", id, ".relay");
         absl::StatusOr<std::string> text = io::ReadFile(path);
         if (!text.ok()) continue;
-        const std::string actual = passes::KernelId(*text);
-        if (actual != id) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              path, ": error: the kernel's text hashes to ", actual, ", not to its name ", id));
-        }
+        RETURN_IF_ERROR(CheckKernelText(path, *text, id));
         texts.emplace(id, std::make_pair(*text, path));
         break;
       }
