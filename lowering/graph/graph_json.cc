@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "lowering/ir/type.h"
 #include "lowering/target/target.h"
 #include "nlohmann/json.hpp"
 
@@ -69,9 +70,15 @@ absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& 
   };
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return fail("not a JSON object");
-  if (doc.value("format", "") != "rules_relay.graph") return fail("not a rules_relay graph");
+  // Every value is type-checked before it is read: nlohmann's get<>() and value() throw on a
+  // wrong type, and an exception here would abort relayc. Integers are read as int64_t and
+  // range-checked, never narrowed first (2^32 + 1 read as an int would pass for buffer 1).
+  if (!doc.contains("format") || !doc["format"].is_string() ||
+      doc["format"].get<std::string>() != "rules_relay.graph") {
+    return fail("not a rules_relay graph");
+  }
   if (!doc.contains("version") || !doc["version"].is_number_integer() ||
-      doc["version"].get<int>() != kGraphFormatVersion) {
+      doc["version"].get<int64_t>() != kGraphFormatVersion) {
     return fail(absl::StrCat("unsupported graph version (this relayc reads version ",
                              kGraphFormatVersion, ")"));
   }
@@ -88,10 +95,10 @@ absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& 
       return fail(absl::StrCat("malformed buffer #", g.buffers.size()));
     }
     Buffer b;
-    b.id = jb["id"].get<int>();
-    if (b.id != static_cast<int>(g.buffers.size())) {
-      return fail(absl::StrCat("buffer ids must be 0, 1, ...; found ", b.id));
+    if (jb["id"].get<int64_t>() != static_cast<int64_t>(g.buffers.size())) {
+      return fail(absl::StrCat("buffer ids must be 0, 1, ...; found ", jb["id"].dump()));
     }
+    b.id = static_cast<int>(g.buffers.size());
     const std::string kind = jb["kind"].get<std::string>();
     if (kind == "input") {
       b.kind = Buffer::Kind::kInput;
@@ -111,6 +118,10 @@ absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& 
     std::optional<ir::DType> dtype = ir::ParseDType(jb["dtype"].get<std::string>());
     if (!dtype) return fail(absl::StrCat("buffer ", b.id, ": unknown dtype"));
     b.dtype = *dtype;
+    if (absl::Status sizes = ir::CheckTensorSizes(ir::Type::Tensor(b.shape, b.dtype));
+        !sizes.ok()) {
+      return fail(absl::StrCat("buffer ", b.id, ": ", sizes.message()));
+    }
     if (jb.contains("name") && jb["name"].is_string()) b.name = jb["name"].get<std::string>();
     if (b.kind != Buffer::Kind::kTemp && b.name.empty()) {
       return fail(absl::StrCat("buffer ", b.id, ": ", kind, " without a name"));
@@ -123,8 +134,8 @@ absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& 
   auto ids = [&](const json& arr, std::vector<int>* out) -> bool {
     if (!arr.is_array()) return false;
     for (const json& v : arr) {
-      if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() >= n) return false;
-      out->push_back(v.get<int>());
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= n) return false;
+      out->push_back(static_cast<int>(v.get<int64_t>()));
     }
     return true;
   };

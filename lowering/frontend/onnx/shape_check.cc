@@ -22,7 +22,8 @@ int64_t NumElements(const ::onnx::TensorProto& t) {
   return n;
 }
 
-// The graph, its initializers' large data left out; graph inputs get the import's shapes.
+// The graph, its initializers' large data left out; graph inputs get the import's shapes, graph
+// outputs lose their declared types.
 ::onnx::ModelProto InferenceCopy(const ::onnx::ModelProto& model,
                                  const std::map<std::string, ir::Shape>& input_shapes) {
   ::onnx::ModelProto copy;
@@ -31,7 +32,13 @@ int64_t NumElements(const ::onnx::TensorProto& t) {
   const ::onnx::GraphProto& graph = model.graph();
   ::onnx::GraphProto* g = copy.mutable_graph();
   *g->mutable_node() = graph.node();
-  *g->mutable_output() = graph.output();
+  // The outputs by name only: ONNX would keep a declared output type over the one it infers
+  // (it merges the two leniently), and a model's declaration is no second opinion on our
+  // types. A declaration that contradicts the nodes is the model's problem; ONNX Runtime, too,
+  // warns and goes with the computed shape.
+  for (const ::onnx::ValueInfoProto& output : graph.output()) {
+    g->add_output()->set_name(output.name());
+  }
   for (const ::onnx::TensorProto& init : graph.initializer()) {
     ::onnx::TensorProto* t = g->add_initializer();
     if (NumElements(init) <= kKeepDataElements) {

@@ -51,6 +51,22 @@ TEST(ShapeCheckTest, ADisagreementNamesTheNodeAndBothTypes) {
   EXPECT_THAT(compared.status().message(), HasSubstr("Tensor[(3, 2), int64] disagrees"));
 }
 
+// The fuzzer found a model whose declared output shape contradicted its nodes reported as an
+// importer bug: ONNX had kept the declaration. Only the nodes count.
+TEST(ShapeCheckTest, AnOutputsDeclaredShapeIsNotASecondOpinion) {
+  ::onnx::ModelProto model = TransposeRelu().model();
+  ::onnx::TypeProto::Tensor* declared =
+      model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type();
+  declared->set_elem_type(::onnx::TensorProto::FLOAT);
+  for (int64_t d : {7, 7}) declared->mutable_shape()->add_dim()->set_dim_value(d);
+  const std::map<std::string, Type> types = {{"t", Type::Tensor({3, 2}, DType::kFloat32)},
+                                             {"y", Type::Tensor({3, 2}, DType::kFloat32)}};
+  absl::StatusOr<int> compared = CheckAgainstOnnxShapeInference(model, types, {{"x", {2, 3}}});
+  ASSERT_TRUE(compared.ok()) << compared.status();
+  EXPECT_EQ(*compared, 2);
+  EXPECT_TRUE(ImportOnnxModel(model, {{{"x", {2, 3}}}, {}}).ok());
+}
+
 // Ops libonnx does not know (a newer opset's, another domain's) leave their outputs unknown to
 // ONNX: nothing to compare, no error. The importer runs the check on every model.
 TEST(ShapeCheckTest, UnknownOpsAreNotCompared) {
