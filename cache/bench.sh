@@ -26,7 +26,7 @@ while (($# > 0)); do
 done
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/relay_cache_bench.XXXXXX")"
-# The nginx workers (nobody) must reach the cache folder.
+# The nginx workers (relay-cache) must reach the cache folder.
 chmod 711 "$tmp"
 cleanup() {
   "$repo/cache/serve.sh" stop --dir "$tmp/cache" >/dev/null 2>&1 || true

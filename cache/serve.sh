@@ -15,7 +15,9 @@
 #                    `openssl passwd -apr1`. Without it the cache is read-only: every PUT gets 403.
 #   --max_body SIZE  the largest blob one PUT may carry (nginx size: 512m, 1g); default 1g
 #   --user USER      the unprivileged user nginx's workers run as when started as root;
-#                    default nobody. It must be able to write D and read FILE.
+#                    default relay-cache, a system user made on first start (no home, no
+#                    login shell) that owns nothing but the blobs. It must be able to write D
+#                    and read FILE.
 #
 # Idempotent: start while running with the same settings says so and succeeds; stop and status
 # when nothing runs say so (status then exits 3, like an LSB init script).
@@ -41,7 +43,8 @@ dir="${HOME:-/root}/.cache/rules_relay/http-cache"
 htpasswd=""
 bind="127.0.0.1"
 max_body="1g"
-user="nobody"
+readonly DEFAULT_USER="relay-cache"
+user="$DEFAULT_USER"
 while (($# > 0)); do
   case "$1" in
     --port) port="${2:?--port needs a value}"; shift 2 ;;
@@ -112,6 +115,18 @@ render() {
   done <"$TEMPLATE"
 }
 
+# The workers' own user, made when it is missing (as root only): not `nobody`, which every
+# service that falls back to it shares, so that no other daemon can read or replace a blob.
+# Another --user must exist already: serve.sh makes no user it was not told to own.
+ensure_default_user() {
+  id -u "$user" >/dev/null 2>&1 && return 0
+  [[ "$user" == "$DEFAULT_USER" ]] || die "--user: no user '$user'"
+  command -v useradd >/dev/null || die "useradd is missing: cannot make the user '$user'"
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+    --user-group "$user" || die "could not make the system user '$user'"
+  echo "serve.sh: made the system user '$user' for the workers"
+}
+
 # Runs "$@" as the worker user (as root), or as ourselves.
 as_worker() {
   if [[ "$(id -u)" == 0 ]]; then
@@ -140,6 +155,12 @@ cmd_start() {
   command -v nginx >/dev/null || die "nginx is missing: run ./x deps (Debian's nginx)"
   [[ -z "$htpasswd" || "$htpasswd" == /* ]] || htpasswd="$PWD/$htpasswd"
   [[ -z "$htpasswd" || -f "$htpasswd" ]] || die "--htpasswd: no file $htpasswd"
+  if [[ "$(id -u)" == 0 ]]; then
+    ensure_default_user
+  else
+    # Not root: nginx cannot switch users, and everything runs as ourselves.
+    user="$(id -un)"
+  fi
   local rendered
   rendered="$(render)"
   local pid

@@ -16,8 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   absl::StatusOr<std::map<std::string, relay::graph::KernelSummary>> summaries =
       relay::graph::KernelSummariesFromJson(text, "fuzz.graph.json");
-  absl::StatusOr<relay::graph::Graph> graph =
-      relay::graph::GraphFromJson(text, "fuzz.graph.json");
+  absl::StatusOr<relay::graph::Graph> graph = relay::graph::GraphFromJson(text, "fuzz.graph.json");
   if (!graph.ok()) return 0;
 
   std::vector<relay::graph::KernelSummary> kernels;

@@ -1,7 +1,8 @@
 // Fuzz target: the Relay text parser (modules and kernel files) and type inference over what it
 // accepts. Beyond "no crash, no sanitizer report": a rejected input is an InvalidArgument (or
-// Unimplemented) error located in the source; an accepted module prints, and its printed form parses back to the
-// same text (the printer's round-trip contract); type inference returns a status either way.
+// Unimplemented) error located in the source; an accepted module prints, and its printed form
+// parses back to the same text (the printer's round-trip contract); type inference returns a status
+// either way.
 #include <cstddef>
 #include <cstdint>
 #include <string>

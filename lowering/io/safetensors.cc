@@ -235,6 +235,9 @@ absl::StatusOr<std::map<std::string, ir::Tensor>> ParseSafetensors(const std::st
       }
       continue;
     }
+    // The writer refuses an empty name (a weight must be a named parameter): so does the reader,
+    // or a file it accepts could not be written back (found by fuzz/safetensors_fuzzer).
+    if (name.empty()) return error("a tensor has an empty name");
     const std::string where = absl::StrCat("tensor \"", name, "\"");
     if (!entry.is_object()) return error(absl::StrCat(where, " is not an object"));
     for (const auto& [key, value] : entry.items()) {

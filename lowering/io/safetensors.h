@@ -22,7 +22,8 @@ namespace relay::io {
 absl::StatusOr<std::string> SerializeSafetensors(const std::map<std::string, ir::Tensor>& tensors);
 
 // Parses safetensors bytes strictly: the header length must fit in the buffer, the header must
-// be a JSON object whose entries are exactly {dtype, shape, data_offsets}, each tensor's byte
+// be a JSON object whose entries (non-empty names, as the writer wants them) are exactly {dtype,
+// shape, data_offsets}, each tensor's byte
 // range must lie inside the data section, match its shape and dtype, and not overlap another;
 // the data section must be covered exactly (no holes, nothing trailing); bool bytes must be 0 or
 // 1. `__metadata__`, if present, must map strings to strings and is ignored. Errors are

@@ -205,6 +205,8 @@ TEST(SafetensorsTest, RejectsMalformedFilesNamingTheFile) {
       {"bad bool", File(R"({"a":{"dtype":"BOOL","shape":[1],"data_offsets":[0,1]}})", "\x02"),
        "neither 0 nor 1"},
       {"metadata value", File(R"({"__metadata__":{"k":1}})", ""), "is not a string"},
+      {"empty name", File(R"({"":{"dtype":"I32","shape":[1],"data_offsets":[0,4]}})", four),
+       "a tensor has an empty name"},
   };
   for (const BadCase& c : cases) {
     absl::Status status = ParseSafetensors(c.bytes, "bad.safetensors").status();

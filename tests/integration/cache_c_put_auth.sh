@@ -74,10 +74,20 @@ expect_eq "the server's own files are not served" \
   "$(curl_status --path-as-is "$CACHE_URL/cas/../nginx/nginx.conf")" 404
 expect_eq "only the two blobs are stored" "$(cache_blobs)" 2
 
-# The workers run as nobody; the blobs are theirs and nobody else's.
+# The workers run as a user of their own (not nobody, which other services share), made by
+# serve.sh as a system user without a login; the blobs are theirs and no one else's.
 master="$(cat "$CACHE_DIR/nginx/nginx.pid")"
-expect_eq "the workers run as nobody" "$(ps -o user= --ppid "$master" | sort -u | tr -d ' ')" nobody
-expect_eq "the blob is the workers' alone" "$(stat -c '%U %a' "$stored")" "nobody 600"
+expect_eq "the workers run as relay-cache" \
+  "$(ps -o user= --ppid "$master" | sort -u | tr -d ' ')" relay-cache
+IFS=: read -r _ _ worker_uid _ _ worker_home worker_shell < <(getent passwd relay-cache)
+expect_eq "relay-cache logs in nowhere" "$worker_shell" /usr/sbin/nologin
+expect_eq "relay-cache has no home" "$worker_home" /nonexistent
+if ((worker_uid > 0 && worker_uid < 1000)); then
+  pass "relay-cache is a system user (uid $worker_uid)"
+else
+  fail "relay-cache has uid $worker_uid, not a system user's"
+fi
+expect_eq "the blob is the workers' alone" "$(stat -c '%U %a' "$stored")" "relay-cache 600"
 expect_eq "the blob folder is not world-writable" "$(stat -c '%a' "$CACHE_DIR/cas")" 755
 
 # A Bazel build that uploads without credentials (--config=ci without cache/bazel-ci.sh).

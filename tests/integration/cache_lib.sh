@@ -38,7 +38,7 @@ cache_cleanup() {
   itest_cleanup
 }
 
-# itest_begin, then: the report tool, and a test folder the nginx workers (nobody) may
+# itest_begin, then: the report tool, and a test folder the nginx workers (relay-cache) may
 # traverse (mktemp makes it 0700).
 cache_begin() {
   itest_begin

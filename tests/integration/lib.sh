@@ -296,10 +296,10 @@ gen_model() {
 
 # ---- Bazel --------------------------------------------------------------------------------
 
-# itest_bazel COMMAND ARGS...: runs bazel in WS with output base OB and disk cache DISK, output
-# in ITEST_OUT, execution log in ITEST_LOG (flattened into ITEST_SPAWNS), exit status in
-# ITEST_RC (never fails itself). Set ITEST_ENV to `env ...` words to change the client's
-# environment for one call.
+# itest_bazel COMMAND ARGS...: runs bazel in WS with output base OB and disk cache DISK (empty:
+# none; unset: whatever the workspace's rc files say), output in ITEST_OUT, execution log in
+# ITEST_LOG (flattened into ITEST_SPAWNS), exit status in ITEST_RC (never fails itself). Set
+# ITEST_ENV to `env ...` words to change the client's environment for one call.
 itest_bazel() {
   local cmd="$1"
   shift
@@ -309,12 +309,14 @@ itest_bazel() {
   ITEST_SPAWNS="$ITEST_TMP/bazel.$ITEST_CALLS.spawns.tsv"
   ITEST_CMDLINE="$cmd $*"
   ITEST_RC=0
+  local disk_flag=()
+  [[ -n "${DISK+set}" ]] && disk_flag=(--disk_cache="$DISK")
   # --nohome_rc: the user's rc file must not change what a test sees (the system one holds
   # Debian's install base).
   # --max_idle_secs: a server left behind by a killed test goes away by itself.
   (cd "$WS" && ${ITEST_ENV:-} bazel --nohome_rc --output_base="$OB" \
     --max_idle_secs=300 "$cmd" --color=no --curses=no --noshow_progress \
-    --disk_cache="$DISK" --execution_log_json_file="$ITEST_LOG" "$@") >"$ITEST_OUT" 2>&1 ||
+    "${disk_flag[@]}" --execution_log_json_file="$ITEST_LOG" "$@") >"$ITEST_OUT" 2>&1 ||
     ITEST_RC=$?
   : >"$ITEST_SPAWNS"
   if [[ -s "$ITEST_LOG" ]]; then

@@ -364,8 +364,14 @@ absl::Status GraphImporter::AddInputs() {
           absl::StrCat("a value is given for '", name, "', which is not an input of the model"));
     }
   }
+  std::set<std::string> listed;
   for (const ::onnx::ValueInfoProto& info : graph_.input()) {
     if (info.name().empty()) return absl::InvalidArgumentError("a graph input has no name");
+    // ONNX's checker refuses it too (SSA form); two declarations could also disagree on the type.
+    if (!listed.insert(info.name()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("graph input '", info.name(), "' is listed twice"));
+    }
     // An input with an initializer of the same name is a parameter with a default value
     // (IR version < 4 lists every weight among the inputs): we treat it as the weight.
     if (values_.count(info.name()) > 0) continue;

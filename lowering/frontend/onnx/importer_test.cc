@@ -563,6 +563,19 @@ TEST(ImporterTest, InputWithAnInitializerIsAWeight) {
   EXPECT_THAT(Run1(m, F32({2}, {1, 2})), ElementsAre(11, 22));
 }
 
+// Found by fuzz/onnx_import_fuzzer: two concatenated models parse as one whose inputs are listed
+// twice, with different dtypes; the importer took the first and ONNX's inference the last.
+TEST(ImporterTest, AnInputListedTwiceIsAnError) {
+  ModelBuilder m;
+  m.Input("x", DType::kFloat32, {2});
+  m.Input("x", DType::kBool, {2});
+  m.Node("Relu", {"x"}, {"y"});
+  m.Output("y");
+  const absl::Status s = ImportOnnxModel(m.model(), {}, "m.onnx").status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("graph input 'x' is listed twice"));
+}
+
 TEST(ImporterTest, ShapeInputsMustBeKnownOrFixed) {
   ModelBuilder m;
   m.Input("x", DType::kFloat32, {2, 3});
