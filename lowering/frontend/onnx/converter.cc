@@ -157,6 +157,19 @@ const AttributeProto* NodeContext::FindAttr(const std::string& name, int expecte
       }
       return nullptr;
     }
+    // A scalar attribute whose value field is missing (ONNX's checker refuses it): reading the
+    // field would give 0 where ONNX's inference and ONNX Runtime fall back to the default.
+    const bool missing = (type == AttributeProto::INT && !attr.has_i()) ||
+                         (type == AttributeProto::FLOAT && !attr.has_f()) ||
+                         (type == AttributeProto::STRING && !attr.has_s()) ||
+                         (type == AttributeProto::TENSOR && !attr.has_t());
+    if (missing) {
+      if (status_.ok()) {
+        status_ = Invalid(
+            absl::StrCat("attribute '", name, "' is ", AttrTypeName(type), " but has no value"));
+      }
+      return nullptr;
+    }
     return &attr;
   }
   return nullptr;

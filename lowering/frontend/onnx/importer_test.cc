@@ -325,6 +325,19 @@ TEST(ImporterTest, NodeErrorsNameTheNodeAndOp) {
   EXPECT_THAT(ImportStatus(typed).message(),
               HasSubstr("node 'lr' (LeakyRelu): attribute 'alpha' must be FLOAT, got STRING"));
 
+  // Found by fuzz/onnx_import_fuzzer: an INT attribute without its value read as 0, where ONNX's
+  // inference and ONNX Runtime take the default (Flatten's axis 1).
+  ModelBuilder valueless;
+  valueless.Input("x", DType::kFloat32, {2, 3, 4});
+  ::onnx::AttributeProto* axis = valueless.Node("Flatten", {"x"}, {"y"}, "flat").add_attribute();
+  axis->set_name("axis");
+  axis->set_type(::onnx::AttributeProto::INT);
+  valueless.Output("y");
+  s = ImportStatus(valueless);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("node 'flat' (Flatten): attribute 'axis' is INT but has no "
+                                     "value"));
+
   ModelBuilder undefined;
   undefined.Input("x", DType::kFloat32, {4});
   undefined.Node("Add", {"x", "nowhere"}, {"y"}, "add");
