@@ -187,6 +187,15 @@ int64_t NodeContext::AttrInt(const std::string& name, int64_t default_value) {
   return attr != nullptr ? attr->i() : default_value;
 }
 
+bool NodeContext::AttrBool(const std::string& name, bool default_value) {
+  const int64_t value = AttrInt(name, default_value ? 1 : 0);
+  if (value == 0 || value == 1) return value == 1;
+  if (status_.ok()) {
+    status_ = Invalid(absl::StrCat("attribute '", name, "' must be 0 or 1, got ", value));
+  }
+  return default_value;
+}
+
 float NodeContext::AttrFloat(const std::string& name, float default_value) {
   const AttributeProto* attr = FindAttr(name, AttributeProto::FLOAT);
   return attr != nullptr ? attr->f() : default_value;

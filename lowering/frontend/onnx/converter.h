@@ -108,6 +108,10 @@ class NodeContext {
   // error (returned by status()) and yields the default.
   bool HasAttr(const std::string& name) const;
   int64_t AttrInt(const std::string& name, int64_t default_value);
+  // An INT attribute that is a flag (keepdims, transA, ceil_mode, ...): 0 or 1. Any other value
+  // records an InvalidArgument error: ONNX's inference and ONNX Runtime disagree on what 17
+  // means (some test `!= 0`, some `== 1`), so no reading of it is safe.
+  bool AttrBool(const std::string& name, bool default_value);
   float AttrFloat(const std::string& name, float default_value);
   std::string AttrString(const std::string& name, const std::string& default_value);
   std::vector<int64_t> AttrInts(const std::string& name,

@@ -338,6 +338,17 @@ TEST(ImporterTest, NodeErrorsNameTheNodeAndOp) {
   EXPECT_THAT(s.message(), HasSubstr("node 'flat' (Flatten): attribute 'axis' is INT but has no "
                                      "value"));
 
+  // Found by fuzz/onnx_import_fuzzer: keepdims = 17 kept the axis here and dropped it in ONNX's
+  // inference. A flag is 0 or 1.
+  ModelBuilder flag;
+  flag.Input("x", DType::kFloat32, {3, 2});
+  AttrInt(flag.Node("ReduceMean", {"x"}, {"y"}, "mean"), "keepdims", 17);
+  flag.Output("y");
+  s = ImportStatus(flag);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(),
+              HasSubstr("node 'mean' (ReduceMean): attribute 'keepdims' must be 0 or 1, got 17"));
+
   ModelBuilder undefined;
   undefined.Input("x", DType::kFloat32, {4});
   undefined.Node("Add", {"x", "nowhere"}, {"y"}, "add");

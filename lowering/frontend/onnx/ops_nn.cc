@@ -219,7 +219,7 @@ ConvertFn Pool(bool max) {
     ASSIGN_OR_RETURN(Ints strides, SpatialAttr(ctx, "strides", n, 1, 1));
     ASSIGN_OR_RETURN(Ints dilations, SpatialAttr(ctx, "dilations", n, 1, 1));
     ASSIGN_OR_RETURN(Ints pads, ResolvePads(ctx, SpatialDims(x.type), kernel, strides, dilations));
-    const bool ceil_mode = ctx.AttrInt("ceil_mode", 0) != 0;
+    const bool ceil_mode = ctx.AttrBool("ceil_mode", false);
     if (n == 1) {
       ASSIGN_OR_RETURN(x, ExpandDims(ctx, x, 2));
     }
@@ -230,7 +230,7 @@ ConvertFn Pool(bool max) {
                       {"ceil_mode", AttrValue::Bool(ceil_mode)}};
     if (!max) {
       attrs.push_back(
-          {"count_include_pad", AttrValue::Bool(ctx.AttrInt("count_include_pad", 0) != 0)});
+          {"count_include_pad", AttrValue::Bool(ctx.AttrBool("count_include_pad", false))});
     }
     ASSIGN_OR_RETURN(TypedExpr y, ctx.Op(max ? "nn.max_pool2d" : "nn.avg_pool2d", {x}, attrs));
     if (n == 1) {
@@ -265,7 +265,7 @@ ConvertFn GlobalPool(bool max) {
 }
 
 absl::Status ConvertBatchNorm(NodeContext& ctx) {
-  if (ctx.AttrInt("training_mode", 0) != 0) {
+  if (ctx.AttrBool("training_mode", false)) {
     return ctx.Unimplemented("training_mode=1 is not supported (inference only)");
   }
   if (ctx.opset() < 9 && ctx.AttrInt("spatial", 1) == 0) {
@@ -543,8 +543,8 @@ absl::Status ConvertGemm(NodeContext& ctx) {
     return ctx.Invalid(absl::StrCat("A ", ShapeStr(a.type.shape()), " and B ",
                                     ShapeStr(b.type.shape()), " must be 2-D"));
   }
-  const bool trans_a = ctx.AttrInt("transA", 0) != 0;
-  const bool trans_b = ctx.AttrInt("transB", 0) != 0;
+  const bool trans_a = ctx.AttrBool("transA", false);
+  const bool trans_b = ctx.AttrBool("transB", false);
   const double alpha = ctx.AttrFloat("alpha", 1.0f);
   const double beta = ctx.AttrFloat("beta", 1.0f);
   TypedExpr y;

@@ -777,7 +777,7 @@ enum class ReduceKind { kPlain, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
 ConvertFn Reduce(const char* relay_op, ReduceKind kind) {
   return [relay_op, kind](NodeContext& ctx) -> absl::Status {
     ASSIGN_OR_RETURN(TypedExpr x, ctx.In(0));
-    const bool keepdims = ctx.AttrInt("keepdims", 1) != 0;
+    const bool keepdims = ctx.AttrBool("keepdims", true);
     // Only ReduceSum takes its axes as an input before opset 18.
     const bool axes_input = std::string(ctx.op_type()) == "ReduceSum" && ctx.opset() >= 13;
     std::optional<Ints> axes;
@@ -789,7 +789,7 @@ ConvertFn Reduce(const char* relay_op, ReduceKind kind) {
     } else if (ctx.HasAttr("axes")) {
       axes = ctx.AttrInts("axes");
     }
-    if ((!axes.has_value() || axes->empty()) && ctx.AttrInt("noop_with_empty_axes", 0) != 0) {
+    if ((!axes.has_value() || axes->empty()) && ctx.AttrBool("noop_with_empty_axes", false)) {
       ctx.Forward(0, 0);
       return absl::OkStatus();
     }
