@@ -8,10 +8,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
+
+#include "absl/status/statusor.h"
+#include "lowering/io/file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -47,16 +48,14 @@ int main(int argc, char** argv) {
       return 1;
     }
     for (const auto& file : files) {
-      std::ifstream in(file, std::ios::binary);
-      const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
-                                    std::istreambuf_iterator<char>());
-      if (!in.good() && !in.eof()) {
-        std::fprintf(stderr, "replay: cannot read %s\n", file.c_str());
+      absl::StatusOr<std::string> bytes = relay::io::ReadFile(file.string());
+      if (!bytes.ok()) {
+        std::fprintf(stderr, "replay: %s\n", bytes.status().ToString().c_str());
         return 1;
       }
       std::fprintf(stderr, "replay: %s\n", file.c_str());
       // A copy of exactly `size` bytes, so ASan sees a read past the end of the input.
-      std::vector<uint8_t> input(bytes.begin(), bytes.end());
+      std::vector<uint8_t> input(bytes->begin(), bytes->end());
       static const uint8_t kNoBytes = 0;  // libFuzzer never passes a null pointer either.
       LLVMFuzzerTestOneInput(input.empty() ? &kNoBytes : input.data(), input.size());
       ++total;

@@ -345,7 +345,14 @@ absl::StatusOr<ir::Type> GraphImporter::InputType(const ::onnx::ValueInfoProto& 
 
 absl::Status GraphImporter::AddInputs() {
   std::set<std::string> input_names;
-  for (const ::onnx::ValueInfoProto& info : graph_.input()) input_names.insert(info.name());
+  for (const ::onnx::ValueInfoProto& info : graph_.input()) {
+    if (info.name().empty()) return absl::InvalidArgumentError("a graph input has no name");
+    // ONNX's checker refuses it too (SSA form); two declarations could also disagree on the type.
+    if (!input_names.insert(info.name()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("graph input '", info.name(), "' is listed twice"));
+    }
+  }
   for (const auto& [name, shape] : options_.input_shapes) {
     if (input_names.count(name) == 0 || values_.count(name) > 0) {
       std::vector<std::string> real;
@@ -364,14 +371,7 @@ absl::Status GraphImporter::AddInputs() {
           absl::StrCat("a value is given for '", name, "', which is not an input of the model"));
     }
   }
-  std::set<std::string> listed;
   for (const ::onnx::ValueInfoProto& info : graph_.input()) {
-    if (info.name().empty()) return absl::InvalidArgumentError("a graph input has no name");
-    // ONNX's checker refuses it too (SSA form); two declarations could also disagree on the type.
-    if (!listed.insert(info.name()).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("graph input '", info.name(), "' is listed twice"));
-    }
     // An input with an initializer of the same name is a parameter with a default value
     // (IR version < 4 lists every weight among the inputs): we treat it as the weight.
     if (values_.count(info.name()) > 0) continue;
