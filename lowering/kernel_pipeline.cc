@@ -38,7 +38,7 @@ std::string ObjectText(const std::string& object) {
 
 absl::StatusOr<tir::PrimFunc> LowerKernel(const ir::FunctionNode& fn, const std::string& name,
                                           const std::string& strategy, const Target& target,
-                                          const PipelineOptions& options) {
+                                          const PipelineOptions& options, schedule::Knobs* knobs) {
   ASSIGN_OR_RETURN(te::LoweredKernel kernel,
                    RunStep<te::LoweredKernel>(
                        "lower_to_te", options, [&] { return te::LowerToTE(fn); },
@@ -49,7 +49,7 @@ absl::StatusOr<tir::PrimFunc> LowerKernel(const ir::FunctionNode& fn, const std:
                        "schedule", options,
                        [&]() -> absl::StatusOr<SchedulePtr> {
                          ASSIGN_OR_RETURN(std::unique_ptr<schedule::Schedule> s,
-                                          schedule::MakeSchedule(kernel, strategy, target));
+                                          schedule::MakeSchedule(kernel, strategy, target, knobs));
                          return SchedulePtr(std::move(s));
                        },
                        [](const SchedulePtr& s) { return schedule::ScheduleToString(*s); }));
@@ -84,10 +84,10 @@ absl::StatusOr<tir::PrimFunc> LowerKernel(const ir::FunctionNode& fn, const std:
 
 absl::StatusOr<KernelObject> CompileKernel(const ir::FunctionNode& fn, const std::string& name,
                                            const std::string& strategy, const Target& target,
-                                           const std::string& nvcc,
-                                           const PipelineOptions& options) {
+                                           const std::string& nvcc, const PipelineOptions& options,
+                                           schedule::Knobs* knobs) {
   KernelObject out;
-  ASSIGN_OR_RETURN(out.func, LowerKernel(fn, name, strategy, target, options));
+  ASSIGN_OR_RETURN(out.func, LowerKernel(fn, name, strategy, target, options, knobs));
   if (target.kind == Target::Kind::kCuda) {
     ASSIGN_OR_RETURN(
         out.cuda, RunStep<codegen::CudaKernelSource>(

@@ -18,6 +18,7 @@
 #include "lowering/codegen/cuda/codegen_cuda.h"
 #include "lowering/ir/expr.h"
 #include "lowering/pipeline.h"
+#include "lowering/schedule/knobs.h"
 #include "lowering/target/target.h"
 #include "lowering/tir/stmt.h"
 
@@ -27,10 +28,13 @@ namespace relay {
 // named `name` whose parameters are fn's parameters then its outputs (a tuple result
 // flattened). Errors: those of LowerToTE (Unimplemented for an op without a compute),
 // InvalidArgument for an unknown strategy, Internal, naming `name`, when the result does not
-// verify (a compiler bug).
+// verify (a compiler bug). `knobs` (nullptr: the rules' values) chooses the default strategy's
+// knobs and records those asked (schedule/knobs.h; FailedPrecondition for a chosen value that
+// is not legal or a knob not asked).
 absl::StatusOr<tir::PrimFunc> LowerKernel(const ir::FunctionNode& fn, const std::string& name,
                                           const std::string& strategy, const Target& target,
-                                          const PipelineOptions& options = {});
+                                          const PipelineOptions& options = {},
+                                          schedule::Knobs* knobs = nullptr);
 
 // A compiled kernel.
 struct KernelObject {
@@ -45,7 +49,8 @@ struct KernelObject {
 absl::StatusOr<KernelObject> CompileKernel(const ir::FunctionNode& fn, const std::string& name,
                                            const std::string& strategy, const Target& target,
                                            const std::string& nvcc = "",
-                                           const PipelineOptions& options = {});
+                                           const PipelineOptions& options = {},
+                                           schedule::Knobs* knobs = nullptr);
 
 }  // namespace relay
 

@@ -51,13 +51,31 @@ void FlattenType(const ir::Type& type, std::vector<ir::Type>* out) {
   out->push_back(type);
 }
 
-// What a parsed, typed kernel is: its id, function and loop IR.
+// What a parsed, typed kernel is: its id, function and loop IR, and the knobs chosen for it.
 struct LoweredKernel {
   std::string id;
   ir::Function function;
   Target target;
   tir::PrimFunc func;
+  std::optional<schedule::KnobValues> chosen;  // a record's or CompileOptions::knobs
+  std::string tuning_record;                   // the record's digest, when a record chose them
+  schedule::Knobs knobs;                       // the knobs asked, once lowered
 };
+
+// The knobs chosen for kernel `k` by `options`: its knobs, else the database's record for the
+// kernel and target (default strategy only).
+void ChooseKnobs(const CompileOptions& options, LoweredKernel* k) {
+  if (options.knobs.has_value()) {
+    k->chosen = options.knobs;
+  } else if (options.tuning != nullptr && options.strategy == "default") {
+    const tuning::Record* r = tuning::FindRecord(*options.tuning, k->id, k->target.name);
+    if (r != nullptr) {
+      k->chosen = r->knobs;
+      k->tuning_record = tuning::RecordDigest(*r);
+    }
+  }
+  k->knobs = k->chosen.has_value() ? schedule::Knobs(*k->chosen) : schedule::Knobs();
+}
 
 // Steps 1-3: the kernel's id, function (typed) and target; `func` is left empty.
 absl::StatusOr<LoweredKernel> Parse(const std::string& text, const std::string& file_name,
@@ -86,6 +104,7 @@ absl::StatusOr<LoweredKernel> Parse(const std::string& text, const std::string& 
   if (!fn.ok()) return WithKernel(fn.status(), k.id);
   k.function = *fn;
   RETURN_IF_ERROR(WithKernel(ir::InferTypes(ir::Module({{"main", k.function}}, base)), k.id));
+  ChooseKnobs(options, &k);
   return k;
 }
 
@@ -101,7 +120,9 @@ absl::StatusOr<std::string> Metadata(const LoweredKernel& k, const CompileOption
   json["symbol"] = k.id;
   json["kernel"] = k.id;
   json["target"] = k.target.name;
-  json["schedule"] = options.strategy;
+  json["schedule"] = k.chosen.has_value() ? "tuned" : options.strategy;
+  if (!k.tuning_record.empty()) json["tuning_record"] = k.tuning_record;
+  if (k.chosen.has_value()) json["knobs"] = k.knobs.Values();
   nlohmann::ordered_json args = nlohmann::ordered_json::array();
   auto add_arg = [&](const ir::Type& type, const char* kind) {
     nlohmann::ordered_json arg;
@@ -150,7 +171,7 @@ absl::StatusOr<tir::PrimFunc> LowerKernelText(const std::string& text, const std
                                               const CompileOptions& options) {
   ASSIGN_OR_RETURN(LoweredKernel k, Parse(text, file_name, options));
   absl::StatusOr<tir::PrimFunc> func =
-      LowerKernel(*k.function, k.id, options.strategy, k.target, options.pipeline);
+      LowerKernel(*k.function, k.id, options.strategy, k.target, options.pipeline, &k.knobs);
   return func.ok() ? func : WithKernel(func.status(), k.id);
 }
 
@@ -169,8 +190,8 @@ absl::StatusOr<CompiledKernel> CompileKernelText(const std::string& text,
     if (!version.ok()) return WithKernel(version.status(), k.id);
     cuda.nvcc_version = *version;
   }
-  absl::StatusOr<KernelObject> compiled =
-      CompileKernel(*k.function, k.id, options.strategy, k.target, nvcc, options.pipeline);
+  absl::StatusOr<KernelObject> compiled = CompileKernel(*k.function, k.id, options.strategy,
+                                                        k.target, nvcc, options.pipeline, &k.knobs);
   if (!compiled.ok()) return WithKernel(compiled.status(), k.id);
   k.func = std::move(compiled->func);
   CompiledKernel out;
@@ -179,6 +200,8 @@ absl::StatusOr<CompiledKernel> CompileKernelText(const std::string& text,
   if (is_cuda) cuda.launches = compiled->cuda->launches;
   ASSIGN_OR_RETURN(out.metadata, Metadata(k, options, is_cuda ? &cuda : nullptr));
   out.func = std::move(k.func);
+  out.knobs = k.knobs.asked();
+  out.tuning_record = k.tuning_record;
   return out;
 }
 

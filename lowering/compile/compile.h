@@ -20,12 +20,16 @@
 #ifndef RULES_RELAY_LOWERING_COMPILE_COMPILE_H_
 #define RULES_RELAY_LOWERING_COMPILE_COMPILE_H_
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "lowering/pipeline.h"
+#include "lowering/schedule/knobs.h"
 #include "lowering/tir/stmt.h"
+#include "lowering/tuning/record.h"
 
 namespace relay::compile {
 
@@ -36,6 +40,12 @@ struct CompileOptions {
   std::string nvcc;
   // --dump_ir_after / --time_passes over the kernel pipeline's steps (kernel_pipeline.h).
   PipelineOptions pipeline;
+  // A tuning database (tuning/record.h), not owned: with the default strategy, the record for
+  // the kernel and target, if there is one, chooses the strategy's knobs (schedule/knobs.h).
+  // A record that does not fit the kernel's schedule space is FailedPrecondition.
+  const std::vector<tuning::Record>* tuning = nullptr;
+  // Knob values to compile with instead of a record's (the tuner's candidates).
+  std::optional<schedule::KnobValues> knobs;
 };
 
 // A compiled kernel: what `relayc compile` writes as K.o and K.json.
@@ -47,12 +57,17 @@ struct CompiledKernel {
   //    "args": [{"shape": [1, 3, 8, 8], "dtype": "float32", "kind": "input"}, ...,
   //             {"shape": [...], "dtype": "...", "kind": "output"}],
   //    "flops": 1234, "ops": "nn.conv2d+add+nn.relu", "llvm_version": "14.0.6"}
+  // A kernel compiled with a tuning record says "schedule": "tuned", followed by
+  // "tuning_record" (its RecordDigest) and "knobs" (the values used); one compiled with
+  // CompileOptions::knobs says "tuned" and "knobs" only.
   // plus, for CUDA targets, "nvcc_version": "13.0.88" and "launches" (the kernel's
   // __global__ functions with their grid and block sizes, in order).
   // args are the calling convention's buffers: the parameters in order, then the outputs (a
   // tuple result flattened).
   std::string metadata;
   tir::PrimFunc func;  // the loop IR that was compiled (for `relayc tir` and debugging)
+  std::vector<schedule::Knob> knobs;  // the knobs its schedule asked, at the values used
+  std::string tuning_record;          // the digest of the tuning record applied ("" when none)
 };
 
 // Reads the kernel file at `path` and compiles it (steps 1-5 above). NotFound if the file does

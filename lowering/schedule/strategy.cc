@@ -138,6 +138,22 @@ int64_t DivisorAtMost(int64_t n, int64_t limit) {
   return 1;
 }
 
+// The divisors of `n` that are at most `limit`, ascending.
+std::vector<int64_t> DivisorsAtMost(int64_t n, int64_t limit) {
+  std::vector<int64_t> divisors;
+  for (int64_t d = 1; d <= std::min(n, limit); ++d) {
+    if (n % d == 0) divisors.push_back(d);
+  }
+  return divisors;
+}
+
+// first, first + 1, ..., last (empty when last < first).
+std::vector<int64_t> Range(int64_t first, int64_t last) {
+  std::vector<int64_t> values;
+  for (int64_t v = first; v <= last; ++v) values.push_back(v);
+  return values;
+}
+
 // An anchor as a root nest: spatial loops, reductions, and the vector lanes innermost.
 // The pixels of a conv's register tile along a row of `width`, at most `max`, the last tile
 // shifted back inside the row. A tile of t pixels computes ceil(width / t) * t of them, each at
@@ -220,12 +236,16 @@ absl::Status ScheduleAnchor(Stage* s, const Target& target) {
 // arithmetic then divides by the extents the reads were written with (a reshape's or a
 // transpose's read of a row stays contiguous), where fusing every axis would leave divisions
 // of the whole flat index that the simplifier cannot always fold back.
-absl::Status ScheduleInjective(Stage* s, const Target& target) {
+absl::Status ScheduleInjective(Stage* s, const Target& target, Knobs* knobs) {
   if (s->num_axes() == 0) return absl::OkStatus();
   const int64_t lanes = Lanes(*s, target);
+  // Knob: how many elements the trailing axes fused into the vector loop reach, at least.
+  ASSIGN_OR_RETURN(const int64_t strip,
+                   knobs->Choose(knobs->Scope("injective"), "vector_strip",
+                                 {lanes, 2 * lanes, 4 * lanes, 8 * lanes, 16 * lanes}, 4 * lanes));
   int first = s->num_axes() - 1;  // the first of the trailing axes fused into the vector loop
   int64_t inner = s->extent(s->axis(first));
-  while (first > 0 && inner < 4 * lanes) {
+  while (first > 0 && inner < strip) {
     --first;
     inner *= s->extent(s->axis(first));
   }
@@ -293,8 +313,8 @@ std::map<int, std::set<int>> AxesOfLoops(const Stage& s) {
 
 class DefaultStrategy {
  public:
-  DefaultStrategy(Schedule* schedule, const Target& target)
-      : schedule_(*schedule), target_(target), expander_(*schedule) {}
+  DefaultStrategy(Schedule* schedule, const Target& target, Knobs* knobs)
+      : schedule_(*schedule), target_(target), knobs_(*knobs), expander_(*schedule) {}
 
   absl::Status Run() {
     for (const auto& s : schedule_.stages()) {
@@ -339,7 +359,7 @@ class DefaultStrategy {
       } else if (IsConvPad(*s) || IsConvWeights(*s)) {
         RETURN_IF_ERROR(SchedulePad(s.get()));
       } else {
-        RETURN_IF_ERROR(ScheduleInjective(s.get(), target_));
+        RETURN_IF_ERROR(ScheduleInjective(s.get(), target_, &knobs_));
       }
     }
     return absl::OkStatus();
@@ -433,7 +453,7 @@ class DefaultStrategy {
     std::vector<Stage*> attach = Attachable(o);
     if (attach.empty() && IsChannelBlockTransform(*o)) return ScheduleChannelBlockTransform(o);
     if (attach.empty() && IsComputedToChannelBlocks(*o)) return ScheduleToChannelBlocks(o);
-    if (attach.empty()) return ScheduleInjective(o, target_);
+    if (attach.empty()) return ScheduleInjective(o, target_, &knobs_);
     if (attach.size() == 1 && IsBlockedConv2D(*attach[0]) && o->num_axes() == 5 &&
         o->op()->shape() == attach[0]->op()->shape()) {
       done->insert(attach[0]);
@@ -447,7 +467,7 @@ class DefaultStrategy {
       if (conv.groups == 1 && IsPointwiseConv(*attach[0], conv) &&
           o->extent(o->axis(3)) % lanes != 0 && !IsNarrowConv(*attach[0], conv, lanes)) {
         RETURN_IF_ERROR(SchedulePointwiseConv(attach[0]));
-        return ScheduleInjective(o, target_);
+        return ScheduleInjective(o, target_, &knobs_);
       }
       if (IsNarrowConv(*attach[0], conv, lanes)) return ScheduleConvChannelVector(o, attach[0]);
       return ScheduleConvOutput(o, attach[0], conv);
@@ -462,7 +482,7 @@ class DefaultStrategy {
       ASSIGN_OR_RETURN(bool tiled, ScheduleMatmul(nullptr, attach[0]));
       if (tiled) {
         done->insert(attach[0]);
-        return ScheduleInjective(o, target_);
+        return ScheduleInjective(o, target_, &knobs_);
       }
     }
     if (attach.size() == 1 && o->op()->shape() == attach[0]->op()->shape()) {
@@ -521,10 +541,24 @@ class DefaultStrategy {
     const bool depthwise = shape.groups > 1 && shape.in_channels_per_group == 1;
     const bool strided = ConvStride(*conv, shape) > 1;
     const int64_t cbx = strided ? 8 : 4;
-    // A block of channels stays inside one group (whose channels read the same inputs).
-    const int64_t cb = depthwise ? 1 : DivisorAtMost(channels / shape.groups, cbx);
-    const int64_t hb = std::min<int64_t>(height, depthwise ? 4 : (strided ? 1 : 2));
-    const int64_t vw = !depthwise && width >= 2 * lanes ? 2 * lanes : std::min(width, lanes);
+    // Knobs: the tile's channels (a divisor of a group's: a block of channels stays inside one
+    // group, whose channels read the same inputs), rows and columns.
+    const std::string scope = knobs_.Scope(depthwise ? "depthwise_nchw" : "conv_nchw");
+    const int64_t group_channels = channels / shape.groups;
+    int64_t cb = 1;
+    if (!depthwise) {
+      ASSIGN_OR_RETURN(cb, knobs_.Choose(scope, "tile_channels", DivisorsAtMost(group_channels, 8),
+                                         DivisorAtMost(group_channels, cbx)));
+    }
+    ASSIGN_OR_RETURN(const int64_t hb,
+                     knobs_.Choose(scope, "tile_rows", Range(1, std::min<int64_t>(height, 4)),
+                                   std::min<int64_t>(height, depthwise ? 4 : (strided ? 1 : 2))));
+    std::vector<int64_t> widths = {std::min(width, lanes)};
+    if (width >= 2 * lanes) widths.push_back(2 * lanes);
+    ASSIGN_OR_RETURN(
+        const int64_t vw,
+        knobs_.Choose(scope, "tile_columns", widths,
+                      !depthwise && width >= 2 * lanes ? 2 * lanes : std::min(width, lanes)));
     Loop n = o->axis(0);
     ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), cb));
     ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), hb, TailStrategy::kShiftInwards));
@@ -685,6 +719,121 @@ class DefaultStrategy {
     return o->Vectorize(to_blocked ? ci : s.second);
   }
 
+  // What the rules of `ScheduleBlockedConv` choose for a conv, before tuning.
+  struct BlockedConvRules {
+    bool streams, banded, rows_outer;
+    ConvTile tile;
+    int64_t owb, cob, map_tile, blocks, budget, vectors;
+  };
+
+  // How a blocked conv is computed: one of four plans (bands of rows padding their own input,
+  // weight streaming, banded tiles, or register tiles of rows x pixels), with its tile sizes.
+  struct BlockedConvPlan {
+    std::string scope;  // of its knobs
+    bool streams = false, banded = false, rows_outer = false;
+    int64_t channel_blocks = 1;  // the output's split of channel blocks
+    int64_t rows = 1;            // its split of rows: a band's, or the register tile's
+    int64_t pixels = 1;          // its split of a row: the register tile's pixels
+    int64_t map_tile = 1;        // streaming and banded plans: pixels a tile along the map
+  };
+
+  // The plan of a blocked conv: the rules' choices, each a knob (scope "conv" or "depthwise").
+  // The legal values keep a register tile within the target's accumulators (`budget`), and the
+  // weight-streaming plan to maps whose accumulators fit in 256 KB.
+  absl::StatusOr<BlockedConvPlan> ChooseBlockedConvPlan(const Stage* o, const Stage* conv,
+                                                        bool depthwise, bool bands,
+                                                        bool rows_share_input,
+                                                        const BlockedConvRules& rules) {
+    const int64_t channels = o->extent(o->axis(1));
+    const int64_t height = o->extent(o->axis(2));
+    const int64_t width = o->extent(o->axis(3));
+    const int64_t block = o->extent(o->axis(4));
+    const int64_t budget = rules.budget, vectors = rules.vectors;
+    BlockedConvPlan plan;
+    plan.scope = knobs_.Scope(depthwise ? "depthwise" : "conv");
+    const std::string& scope = plan.scope;
+    // Channel blocks a tile whose accumulators fit, with `pixels` x `rows` of them.
+    auto channel_blocks = [&](int64_t pixels, int64_t rows, int64_t rule) {
+      std::vector<int64_t> legal;
+      for (int64_t d : DivisorsAtMost(channels, 8)) {
+        if (d * pixels * rows * vectors <= budget) legal.push_back(d);
+      }
+      return knobs_.Choose(scope, "tile_channel_blocks", legal, rule);
+    };
+    auto pixels = [&](int64_t rows, int64_t rule) {
+      return knobs_.Choose(
+          scope, "tile_pixels",
+          Range(1, std::clamp<int64_t>(budget / (vectors * rows), 1, std::min<int64_t>(width, 8))),
+          rule);
+    };
+    const int64_t map_bytes_per_block = height * width * block * 4;
+    if (!bands && map_bytes_per_block <= 8 * kWeightChunkBytes) {
+      ASSIGN_OR_RETURN(plan.streams, knobs_.ChooseBool(scope, "weight_streaming", rules.streams));
+    }
+    if (plan.streams) {
+      ASSIGN_OR_RETURN(plan.pixels, pixels(1, rules.owb));
+      std::vector<int64_t> legal;
+      for (int64_t d : DivisorsAtMost(channels, 8)) {
+        if (d * map_bytes_per_block <= 8 * kWeightChunkBytes) legal.push_back(d);
+      }
+      ASSIGN_OR_RETURN(plan.channel_blocks,
+                       knobs_.Choose(scope, "tile_channel_blocks", legal, rules.cob));
+      // (cob blocks a tile, so fewer pixels than `map_tile` where cob > 1.)
+      const int64_t tile_max = std::min<int64_t>(height * width, 8);
+      ASSIGN_OR_RETURN(
+          plan.map_tile,
+          knobs_.Choose(
+              scope, "map_tile", Range(1, std::clamp<int64_t>(budget / vectors, 1, tile_max)),
+              std::clamp<int64_t>(budget / (vectors * plan.channel_blocks), 1, tile_max)));
+      return plan;
+    }
+    ASSIGN_OR_RETURN(plan.rows_outer, knobs_.ChooseBool(scope, "rows_outer", rules.rows_outer));
+    if (!bands) {
+      ASSIGN_OR_RETURN(plan.banded, knobs_.ChooseBool(scope, "banded", rules.banded));
+    }
+    if (bands) {
+      // Bands of up to 8 rows, at least 16 bands in all.
+      ASSIGN_OR_RETURN(plan.pixels, pixels(1, rules.owb));
+      plan.channel_blocks = rules.cob;
+      ASSIGN_OR_RETURN(plan.rows,
+                       knobs_.Choose(scope, "band_rows", DivisorsAtMost(height, 16),
+                                     DivisorAtMost(height, std::clamp<int64_t>(
+                                                               rules.blocks * height / 16, 1, 8))));
+      return plan;
+    }
+    if (plan.banded) {
+      // The epilogue's tile stays the rules' one; the conv's tile runs along the band.
+      plan.pixels = rules.tile.pixels;
+      ASSIGN_OR_RETURN(
+          plan.map_tile,
+          knobs_.Choose(scope, "map_tile", Range(1, std::clamp<int64_t>(budget / vectors, 1, 8)),
+                        rules.map_tile));
+      const int64_t blocks_rule =
+          DivisorAtMost(channels, std::clamp<int64_t>(budget / (plan.map_tile * vectors), 1, 4));
+      ASSIGN_OR_RETURN(plan.channel_blocks, channel_blocks(plan.map_tile, 1, blocks_rule));
+      ASSIGN_OR_RETURN(
+          plan.rows,
+          knobs_.Choose(scope, "band_rows", DivisorsAtMost(height, 16),
+                        DivisorAtMost(height, std::max<int64_t>(1, kBandPixels / width))));
+      return plan;
+    }
+    // Register tiles: one row, or two (rows that share input rows; `RegisterTile`).
+    plan.rows = rules.tile.rows;
+    if (rows_share_input && height >= 2) {
+      ASSIGN_OR_RETURN(plan.rows, knobs_.Choose(scope, "tile_rows", {1, 2}, rules.tile.rows));
+    }
+    int64_t pixels_rule = rules.tile.pixels;
+    if (plan.rows != rules.tile.rows) {
+      const int64_t max = std::clamp<int64_t>(budget / vectors, 1, std::min<int64_t>(width, 8));
+      pixels_rule = plan.rows == 1 ? rules.owb : RowTile(width, std::max<int64_t>(1, max / 2));
+    }
+    ASSIGN_OR_RETURN(plan.pixels, pixels(plan.rows, pixels_rule));
+    const int64_t blocks_rule = DivisorAtMost(
+        channels, std::clamp<int64_t>(budget / (plan.pixels * plan.rows * vectors), 1, 4));
+    ASSIGN_OR_RETURN(plan.channel_blocks, channel_blocks(plan.pixels, plan.rows, blocks_rule));
+    return plan;
+  }
+
   // Note on the blocked conv (nn.contrib_conv2d_NCHWc, passes/alter_layout.h). The output
   // [n, c, h, w, cb] is tiled into cob blocks of channels x owb pixels of a row, each pixel's
   // block of channels (16) in bo/lanes vectors: cob x owb x bo/lanes accumulators, up to 24 of
@@ -735,13 +884,13 @@ class DefaultStrategy {
       for (int64_t d : shape) n *= d;
       return n;
     };
-    const bool rows_outer = elements(weight->shape()) <= 4 * elements(data->shape());
+    const bool rows_outer_rule = elements(weight->shape()) <= 4 * elements(data->shape());
     // Small maps (14x14 and less) stream their weights, whichever is larger: the accumulated
     // map and a chunk of weights share L1, and the tiles run along the whole map (no tail per
     // row). AVX2, kernel_bench: ResNet-50's 1x1 1024 -> 256 on 14x14 1.30 -> 1.15 ms, its 3x3
     // 256 on 14x14 2.74 -> 2.64 ms; on 28x28 maps (50 KB) 1x1s ran up to 15 % slower.
     const int64_t map_bytes = cob * height * width * block * 4;
-    const bool streams =
+    const bool streams_rule =
         !bands && map_bytes <= kWeightChunkBytes / 2 && blocks >= kMinParallelExtent;
     // The register tile of the other convs: one row, or two (`RegisterTile`) where the two
     // rows read mostly the same input rows (stride 1, taps across rows). Each input row that a
@@ -751,7 +900,7 @@ class DefaultStrategy {
     // on 56x56 1.9 -> 2.7 ms, ResNet's 3x3/2 64 -> 128 1.5 -> 2.0 ms in 2 x 3 tiles).
     const int64_t kernel_rows = depthwise ? 1 : conv->extent(conv->reduce_axis(1));
     const bool rows_share_input = kernel_rows > 1 && data->shape()[2] - kernel_rows + 1 == height;
-    const ConvTile tile = bands || streams || !rows_share_input
+    const ConvTile tile = bands || streams_rule || !rows_share_input
                               ? ConvTile{1, owb}
                               : RegisterTile(height, width, vectors, budget);
     // A conv whose row tile leaves accumulators idle, 1x1 or strided (rows that share no input
@@ -769,25 +918,23 @@ class DefaultStrategy {
     const double recomputed =
         static_cast<double>(RoundUp(height, tile.rows) * RoundUp(width, tile.pixels)) /
         static_cast<double>(height * width);
-    const bool banded = (!rows_share_input || recomputed > 1.05) && rows_outer && !bands &&
-                        !streams && budget / (owb * vectors) < 2 && map_tile > owb &&
-                        conv->extent(conv->reduce_axis(0)) * kernel_rows * kernel_cols >= 12;
+    const bool banded_rule = (!rows_share_input || recomputed > 1.05) && rows_outer_rule &&
+                             !bands && !streams_rule && budget / (owb * vectors) < 2 &&
+                             map_tile > owb &&
+                             conv->extent(conv->reduce_axis(0)) * kernel_rows * kernel_cols >= 12;
+    // The rules' choices above are the knobs' defaults; tuning may choose others (knobs.h).
+    ASSIGN_OR_RETURN(const BlockedConvPlan plan,
+                     ChooseBlockedConvPlan(o, conv, depthwise, bands, rows_share_input,
+                                           {streams_rule, banded_rule, rows_outer_rule, tile, owb,
+                                            cob, map_tile, blocks, budget, vectors}));
+    const bool streams = plan.streams, banded = plan.banded, rows_outer = plan.rows_outer;
     Loop n = o->axis(0), cb = o->axis(4);
-    ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), streams  ? cob
-                                                  : banded ? blocks_for(map_tile)
-                                                           : blocks_for(tile.pixels * tile.rows)));
-    const int64_t band_rows = DivisorAtMost(height, std::max<int64_t>(1, kBandPixels / width));
-    const int64_t hb = bands
-                           ? DivisorAtMost(height, std::clamp<int64_t>(blocks * height / 16, 1, 8))
-                       : banded ? band_rows
-                                : tile.rows;
-    ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), hb, TailStrategy::kShiftInwards));
-    ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), tile.pixels, TailStrategy::kShiftInwards));
+    ASSIGN_OR_RETURN(auto c, o->Split(o->axis(1), plan.channel_blocks));
+    ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), plan.rows, TailStrategy::kShiftInwards));
+    ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), plan.pixels, TailStrategy::kShiftInwards));
     if (streams) {
-      // (cob blocks a tile, so fewer pixels than `map_tile` where cob > 1.)
-      const int64_t stream_tile =
-          std::clamp<int64_t>(budget / (vectors * cob), 1, std::min<int64_t>(height * width, 8));
-      return ScheduleWeightStreamingConv(o, conv, n, c, h, w, cb, owb, stream_tile);
+      return ScheduleWeightStreamingConv(o, conv, n, c, h, w, cb, plan.pixels, plan.map_tile,
+                                         plan.scope);
     }
     // Rows outer with more weights than half of L2: the channel blocks go in groups whose
     // weights fit there, each group's rows split among the threads; else every row read all
@@ -819,7 +966,7 @@ class DefaultStrategy {
     RETURN_IF_ERROR(o->Unroll(c.second));
     RETURN_IF_ERROR(o->Unroll(w.second));
     RETURN_IF_ERROR(o->Vectorize(cb));
-    if (banded) return ScheduleBandedConv(conv, o, nch, map_tile);
+    if (banded) return ScheduleBandedConv(conv, o, nch, plan.map_tile);
     RETURN_IF_ERROR(conv->ComputeAt(o, w.first));
     std::vector<Loop> order = {conv->axis(0)};
     for (int r = 0; r < conv->num_reduce_axes(); ++r) order.push_back(conv->reduce_axis(r));
@@ -883,7 +1030,8 @@ class DefaultStrategy {
   // prefetch of the next chunk would hide that.
   absl::Status ScheduleWeightStreamingConv(Stage* o, Stage* conv, Loop n, std::pair<Loop, Loop> c,
                                            std::pair<Loop, Loop> h, std::pair<Loop, Loop> w,
-                                           Loop cb, int64_t owb, int64_t map_tile) {
+                                           Loop cb, int64_t owb, int64_t map_tile,
+                                           const std::string& scope) {
     RETURN_IF_ERROR(o->Reorder({n, c.first, h.first, h.second, w.first, c.second, w.second, cb}));
     ASSIGN_OR_RETURN(Loop nc, o->Fuse(n, c.first));
     RETURN_IF_ERROR(o->Parallel(nc));
@@ -898,8 +1046,12 @@ class DefaultStrategy {
       per_block *= conv->extent(conv->reduce_axis(r));
     }
     const int64_t in_blocks = conv->extent(conv->reduce_axis(0));
-    const int64_t chunk =
-        DivisorAtMost(in_blocks, std::max<int64_t>(1, kWeightChunkBytes / per_block));
+    // Knob: the chunk's blocks of input channels (the rule: about kWeightChunkBytes of weights).
+    ASSIGN_OR_RETURN(
+        const int64_t chunk,
+        knobs_.Choose(
+            scope, "weight_chunk_blocks", DivisorsAtMost(in_blocks, in_blocks),
+            DivisorAtMost(in_blocks, std::max<int64_t>(1, kWeightChunkBytes / per_block))));
     ASSIGN_OR_RETURN(auto rc, conv->Split(conv->reduce_axis(0), chunk));
     // The last tile of a row or map that tiles do not fill is a tail of its own (a guarded
     // split, which lowering partitions into whole tiles and a narrower tail loop): a tile
@@ -1087,13 +1239,30 @@ class DefaultStrategy {
     // parallel loop, so rows come in tiles that divide them, and columns with a tail stay
     // outside the parallel loop.
     const int64_t mr_max = n_mode ? 6 : 4;
-    const int64_t mr =
-        o == nullptr ? DivisorAtMost(m_extent, mr_max) : std::min<int64_t>(m_extent, mr_max);
+    // Knobs: the register tile's rows and columns (at most 14 accumulators under AVX2, 28
+    // under AVX-512), and whether column tiles go outside row tiles.
+    const std::string scope = knobs_.Scope("matmul");
+    const int64_t accumulators = target_.vector_bits >= 512 ? 28 : 14;
+    int64_t mr = 1;
+    if (na >= 2) {
+      ASSIGN_OR_RETURN(mr, knobs_.Choose(scope, "tile_rows",
+                                         o == nullptr ? DivisorsAtMost(m_extent, 8)
+                                                      : Range(1, std::min<int64_t>(m_extent, 8)),
+                                         o == nullptr ? DivisorAtMost(m_extent, mr_max)
+                                                      : std::min<int64_t>(m_extent, mr_max)));
+    }
+    std::vector<int64_t> columns;
+    for (int64_t v = 1; v <= 8; ++v) {
+      const int64_t nr = std::min(n_extent, n_mode ? v * lanes : v);
+      if (mr * (n_mode ? (nr + lanes - 1) / lanes : nr) <= accumulators) columns.push_back(nr);
+    }
     // (A matrix-vector product, m = 1, streams the weights from memory: 8 of their rows at a
     // time, 8 streams for the prefetchers and 8 independent accumulators. ResNet-50's fc, 2048
     // -> 1000 under AVX2, kernel_bench --cold: 0.44 -> 0.28 ms against 2 rows.)
-    const int64_t nr =
-        n_mode ? std::min(n_extent, 2 * lanes) : std::min<int64_t>(n_extent, m_extent == 1 ? 8 : 2);
+    ASSIGN_OR_RETURN(const int64_t nr,
+                     knobs_.Choose(scope, "tile_columns", columns,
+                                   n_mode ? std::min(n_extent, 2 * lanes)
+                                          : std::min<int64_t>(n_extent, m_extent == 1 ? 8 : 2)));
     const bool n_serial = o == nullptr && n_extent % nr != 0;
     Loop m_in, n_in, n_out;
     std::vector<Loop> outer, inner;
@@ -1108,7 +1277,10 @@ class DefaultStrategy {
     // The larger operand is streamed once, the smaller one re-read from cache: with more
     // columns than rows (a projection onto a vocabulary), the column tiles go outside the row
     // tiles, so that one panel of B (K x nr) serves every row tile while it is in L1.
-    const bool n_first = n_mode && na >= 2 && n_extent > m_extent && !n_serial;
+    bool n_first = false;
+    if (n_mode && na >= 2 && !n_serial) {
+      ASSIGN_OR_RETURN(n_first, knobs_.ChooseBool(scope, "columns_outer", n_extent > m_extent));
+    }
     if (n_first) outer.insert(outer.end() - 1, nn.first);
     if (!n_serial && !n_first) outer.push_back(nn.first);
     n_out = nn.first;
@@ -1300,6 +1472,7 @@ class DefaultStrategy {
 
   Schedule& schedule_;
   const Target& target_;
+  Knobs& knobs_;
   InlineExpander expander_;
   std::map<const te::OperationNode*, std::vector<const Stage*>> readers_;  // lookups only
   std::set<const Stage*> shared_math_;  // kept, not inlined: see IsSharedMath
@@ -1309,15 +1482,21 @@ class DefaultStrategy {
 
 absl::StatusOr<std::unique_ptr<Schedule>> MakeSchedule(const te::LoweredKernel& kernel,
                                                        const std::string& strategy,
-                                                       const Target& target) {
+                                                       const Target& target, Knobs* knobs) {
   RETURN_IF_ERROR(CheckStrategy(strategy));
+  Knobs rules;
+  if (knobs == nullptr) knobs = &rules;
   auto schedule = std::make_unique<Schedule>(kernel.outputs);
-  if (strategy == "naive") return schedule;
-  if (target.kind == Target::Kind::kCuda) {
-    RETURN_IF_ERROR(ApplyCudaStrategy(schedule.get(), target));
+  if (strategy == "naive") {
+    RETURN_IF_ERROR(knobs->CheckAllChosenAsked());
     return schedule;
   }
-  RETURN_IF_ERROR(DefaultStrategy(schedule.get(), target).Run());
+  if (target.kind == Target::Kind::kCuda) {
+    RETURN_IF_ERROR(ApplyCudaStrategy(schedule.get(), target));
+  } else {
+    RETURN_IF_ERROR(DefaultStrategy(schedule.get(), target, knobs).Run());
+  }
+  RETURN_IF_ERROR(knobs->CheckAllChosenAsked());
   return schedule;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "lowering/schedule/knobs.h"
 #include "lowering/schedule/schedule.h"
 #include "lowering/target/target.h"
 #include "lowering/te/lower_to_te.h"
@@ -21,10 +22,14 @@ namespace relay::schedule {
 //          inside its vector-strip loop (compute_at), accumulating in a small local buffer;
 //          standalone injective kernels fused, parallel and vectorized. Strategy details and
 //          the multi-reduction cases (softmax, layer_norm) are described in strategy.cc.
-// Unknown strategies are InvalidArgument listing the known ones.
+// The default strategy's decisions are knobs (knobs.h): `knobs` (nullptr: every knob at its
+// rule's value) gives chosen values and records the knobs asked, the kernel's schedule space.
+// Unknown strategies are InvalidArgument listing the known ones; a chosen knob that is not
+// legal, or not asked (the naive and CUDA strategies ask none), is FailedPrecondition.
 absl::StatusOr<std::unique_ptr<Schedule>> MakeSchedule(const te::LoweredKernel& kernel,
                                                        const std::string& strategy,
-                                                       const Target& target);
+                                                       const Target& target,
+                                                       Knobs* knobs = nullptr);
 
 }  // namespace relay::schedule
 
