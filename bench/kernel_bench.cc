@@ -32,6 +32,7 @@
 #include "lowering/codegen/llvm/jit.h"
 #include "lowering/compile/compile.h"
 #include "lowering/tir/stmt.h"
+#include "lowering/tuning/measure.h"
 #include "nlohmann/json.hpp"
 #include "runtime/relay_runtime.h"
 
@@ -39,21 +40,6 @@ namespace {
 
 using relay::codegen::Jit;
 using relay::codegen::KernelFunction;
-
-struct Buffer {
-  std::string dtype;
-  int64_t elements = 0;
-  void* data = nullptr;
-  size_t bytes = 0;
-  ~Buffer() { RelayAlignedFree(data); }
-};
-
-size_t DTypeBytes(const std::string& d) {
-  if (d == "float32" || d == "int32") return 4;
-  if (d == "int64") return 8;
-  if (d == "float16") return 2;
-  return 1;
-}
 
 double NowMs() {
   return std::chrono::duration<double, std::milli>(
@@ -95,93 +81,6 @@ bool Compile(Jit* jit, const std::string& path, const std::string& target,
   }
   out->fn = *fn;
   return true;
-}
-
-std::vector<std::unique_ptr<Buffer>> MakeBuffers(const nlohmann::json& meta) {
-  std::vector<std::unique_ptr<Buffer>> buffers;
-  uint64_t state = 12345;
-  for (const auto& arg : meta["args"]) {
-    auto b = std::make_unique<Buffer>();
-    b->dtype = arg["dtype"].get<std::string>();
-    b->elements = 1;
-    for (const auto& d : arg["shape"]) b->elements *= d.get<int64_t>();
-    b->bytes = static_cast<size_t>(b->elements) * DTypeBytes(b->dtype);
-    b->data = RelayAlignedAlloc(b->bytes);
-    std::memset(b->data, 0, b->bytes);
-    if (arg["kind"] == "input") {
-      for (int64_t i = 0; i < b->elements; ++i) {
-        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-        const uint64_t r = state >> 33;
-        if (b->dtype == "float32") {
-          static_cast<float*>(b->data)[i] = static_cast<float>(r / 1073741824.0 - 1.0);
-        } else if (b->dtype == "int32") {
-          static_cast<int32_t*>(b->data)[i] = static_cast<int32_t>(r % 10);
-        } else if (b->dtype == "int64") {
-          static_cast<int64_t*>(b->data)[i] = static_cast<int64_t>(r % 10);
-        } else if (b->dtype == "bool") {
-          static_cast<uint8_t*>(b->data)[i] = static_cast<uint8_t>(r & 1);
-        }
-      }
-    }
-    buffers.push_back(std::move(b));
-  }
-  return buffers;
-}
-
-// CPU time of the calling thread: with one thread (every parallel loop runs in the caller), a
-// kernel's own time even while other processes share the cores.
-double ThreadCpuMs() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-// Writes and reads a buffer larger than the caches, so that the next call finds its inputs and
-// weights in memory, as a model's kernel finds the weights that no kernel before it read.
-void EvictCaches() {
-  static std::vector<float> junk(64 << 20 >> 2);
-  float sum = 0;
-  for (size_t i = 0; i < junk.size(); i += 16) {
-    junk[i] += 1.0f;
-    sum += junk[i];
-  }
-  static volatile float sink;
-  sink = sum;
-}
-
-double TimeKernel(KernelFunction fn, const std::vector<void*>& args, int runs, bool cold) {
-  const bool cpu_time = RelayGetNumThreads() == 1 && getenv("KB_WALL") == nullptr;
-  std::vector<double> ms;
-  for (int r = 0; r < runs + 2; ++r) {
-    if (cold) EvictCaches();
-    const double start = cpu_time ? ThreadCpuMs() : NowMs();
-    if (fn(args.data()) != 0) {
-      std::fprintf(stderr, "kernel failed: %s\n", RelayGetLastError());
-      return -1;
-    }
-    if (r >= 2) ms.push_back((cpu_time ? ThreadCpuMs() : NowMs()) - start);
-  }
-  std::sort(ms.begin(), ms.end());
-  // The minimum: on a shared machine, the run least disturbed by others.
-  return getenv("KB_MEDIAN") ? ms[ms.size() / 2] : ms.front();
-}
-
-double MaxRelDiff(const Buffer& a, const Buffer& b) {
-  if (a.dtype != "float32") {
-    return std::memcmp(a.data, b.data, a.bytes) == 0 ? 0.0 : INFINITY;
-  }
-  const float* x = static_cast<const float*>(a.data);
-  const float* y = static_cast<const float*>(b.data);
-  double scale = 0;
-  for (int64_t i = 0; i < b.elements; ++i) scale = std::max(scale, std::fabs(double{y[i]}));
-  const double floor = std::max(1e-3 * scale, 1e-30);
-  double worst = 0;
-  for (int64_t i = 0; i < a.elements; ++i) {
-    const double d = std::fabs(double{x[i]} - double{y[i]});
-    if (std::isnan(d)) return INFINITY;
-    worst = std::max(worst, d / std::max(std::fabs(double{y[i]}), floor));
-  }
-  return worst;
 }
 
 }  // namespace
@@ -238,24 +137,29 @@ int main(int argc, char** argv) {
     Compiled c;
     if (!Compile(jit.get(), f, target, "default", &c)) return 1;
     if (print_tir) std::printf("%s\n", c.tir.c_str());
-    auto buffers = MakeBuffers(c.meta);
-    std::vector<void*> args;
-    for (auto& b : buffers) args.push_back(b->data);
-    const double ms = TimeKernel(c.fn, args, runs, cold);
+    auto specs = relay::tuning::ArgsOfMetadata(c.meta.dump());
+    if (!specs.ok()) return 1;
+    relay::tuning::KernelArgs args(*specs);
+    relay::tuning::TimingOptions timing;
+    timing.warmup = 2;
+    timing.runs = runs;
+    timing.cold = cold;
+    timing.thread_cpu_time = getenv("KB_WALL") == nullptr;
+    // The minimum by default: on a shared machine, the run least disturbed by others.
+    timing.minimum = getenv("KB_MEDIAN") == nullptr;
+    auto us = relay::tuning::TimeKernel(c.fn, args, timing);
+    if (!us.ok()) {
+      std::fprintf(stderr, "%s: %s\n", f.c_str(), std::string(us.status().message()).c_str());
+      return 1;
+    }
+    const double ms = *us / 1e3;
     double err = -1;
     if (check) {
       Compiled n;
       if (!Compile(naive_jit.get(), f, target, "naive", &n)) return 1;
-      auto ref = MakeBuffers(n.meta);
-      std::vector<void*> ref_args;
-      for (auto& b : ref) ref_args.push_back(b->data);
-      if (n.fn(ref_args.data()) != 0) return 1;
-      err = 0;
-      for (size_t k = 0; k < buffers.size(); ++k) {
-        if (c.meta["args"][k]["kind"] == "output") {
-          err = std::max(err, MaxRelDiff(*buffers[k], *ref[k]));
-        }
-      }
+      relay::tuning::KernelArgs ref(*specs);
+      if (!relay::tuning::RunKernel(n.fn, ref).ok()) return 1;
+      err = relay::tuning::MaxRelativeDifference(args, ref);
     }
     const std::string id = c.meta["kernel"].get<std::string>();
     const int n = calls.count(id) ? calls[id] : 1;

@@ -74,7 +74,11 @@ void ChooseKnobs(const CompileOptions& options, LoweredKernel* k) {
       k->tuning_record = tuning::RecordDigest(*r);
     }
   }
-  k->knobs = k->chosen.has_value() ? schedule::Knobs(*k->chosen) : schedule::Knobs();
+  if (options.knobs.has_value()) {
+    k->knobs = schedule::Knobs(*k->chosen, schedule::Knobs::Fit::kNearest);
+  } else if (k->chosen.has_value()) {
+    k->knobs = schedule::Knobs(*k->chosen);
+  }
 }
 
 // Steps 1-3: the kernel's id, function (typed) and target; `func` is left empty.

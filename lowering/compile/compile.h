@@ -44,7 +44,8 @@ struct CompileOptions {
   // the kernel and target, if there is one, chooses the strategy's knobs (schedule/knobs.h).
   // A record that does not fit the kernel's schedule space is FailedPrecondition.
   const std::vector<tuning::Record>* tuning = nullptr;
-  // Knob values to compile with instead of a record's (the tuner's candidates).
+  // Knob values to compile with instead of a record's (the tuner's candidates: fitted to the
+  // space as Knobs::Fit::kNearest does).
   std::optional<schedule::KnobValues> knobs;
 };
 

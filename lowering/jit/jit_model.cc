@@ -92,6 +92,7 @@ absl::StatusOr<Obtained> CompileOne(const passes::Kernel& kernel, const JitOptio
   compile::CompileOptions compile_options;
   compile_options.target = options.target;
   compile_options.strategy = options.schedule;
+  compile_options.tuning = options.tuning;
   compile_options.pipeline = options.pipeline;
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<compile::CompiledKernel> compiled =
@@ -110,7 +111,12 @@ absl::StatusOr<Obtained> CompileOne(const passes::Kernel& kernel, const JitOptio
 // The cache entry of `kernel` if there is a sound one; else compiles it (and stores it).
 absl::StatusOr<Obtained> Obtain(const passes::Kernel& kernel, const JitOptions& options,
                                 CompileReport& report) {
-  const CacheKey key{kernel.id, options.target, options.schedule};
+  CacheKey key{kernel.id, options.target, options.schedule};
+  const tuning::Record* record =
+      options.tuning == nullptr || options.schedule != "default"
+          ? nullptr
+          : tuning::FindRecord(*options.tuning, kernel.id, options.target);
+  if (record != nullptr) key.schedule = "tuned-" + tuning::RecordDigest(*record).substr(0, 16);
   if (options.cache != nullptr) {
     absl::StatusOr<CachedKernel> hit = options.cache->Lookup(key);
     if (hit.ok()) {

@@ -26,12 +26,17 @@
 #include "lowering/jit/kernel_cache.h"
 #include "lowering/passes/partition.h"
 #include "lowering/pipeline.h"
+#include "lowering/tuning/record.h"
 
 namespace relay::jit {
 
 struct JitOptions {
   std::string target = "x86-64";     // lowering/target/target.h's KnownTargets()
   std::string schedule = "default";  // "naive" | "default"
+  // A tuning database (tuning/record.h), not owned: with the default schedule, a kernel with a
+  // record for the target compiles with its knobs, and is cached under the schedule name
+  // "tuned-<the first 16 hex digits of its RecordDigest>".
+  const std::vector<tuning::Record>* tuning = nullptr;
   // Where compiled kernels are looked up and stored; null compiles every kernel and keeps none.
   const KernelCache* cache = nullptr;
   // --dump_ir_after / --time_passes over each kernel it compiles (kernel_pipeline.h).

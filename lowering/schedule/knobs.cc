@@ -1,6 +1,7 @@
 #include "lowering/schedule/knobs.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -27,13 +28,19 @@ absl::StatusOr<int64_t> Knobs::Choose(const std::string& scope, const std::strin
   knob.value = rule;
   auto it = chosen_.find(knob.name);
   if (it != chosen_.end()) {
-    if (!std::binary_search(knob.values.begin(), knob.values.end(), it->second)) {
+    if (fit_ == Fit::kNearest) {
+      knob.value = knob.values.front();
+      for (int64_t v : knob.values) {
+        if (std::abs(v - it->second) < std::abs(knob.value - it->second)) knob.value = v;
+      }
+    } else if (!std::binary_search(knob.values.begin(), knob.values.end(), it->second)) {
       return absl::FailedPreconditionError(
           absl::StrCat("tuning record: knob ", knob.name, " = ", it->second,
                        " is not one of its legal values for this kernel [",
                        absl::StrJoin(knob.values, ", "), "]"));
+    } else {
+      knob.value = it->second;
     }
-    knob.value = it->second;
   }
   asked_.push_back(knob);
   return knob.value;
@@ -53,6 +60,7 @@ KnobValues Knobs::Values() const {
 }
 
 absl::Status Knobs::CheckAllChosenAsked() const {
+  if (fit_ == Fit::kNearest) return absl::OkStatus();
   std::vector<std::string> unused;
   for (const auto& [name, value] : chosen_) {
     bool asked = false;

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -40,8 +41,14 @@ class Knobs {
  public:
   // Every knob at the rule's value.
   Knobs() = default;
+  // How chosen values must fit the space: kExact (a tuning record: every chosen knob asked, at
+  // a legal value, else FailedPrecondition), or kNearest (the tuner's candidates, sampled from
+  // a space that the candidate's own choices reshape: an illegal value becomes the nearest legal
+  // one, and chosen knobs that are not asked are ignored).
+  enum class Fit { kExact, kNearest };
   // Knobs named in `chosen` at the chosen value.
-  explicit Knobs(KnobValues chosen) : chosen_(std::move(chosen)) {}
+  explicit Knobs(KnobValues chosen, Fit fit = Fit::kExact)
+      : chosen_(std::move(chosen)), fit_(fit) {}
 
   // A unique scope for a stage of kind `kind`: "kind", then "kind#2", "kind#3", ...
   std::string Scope(const std::string& kind);
@@ -65,6 +72,7 @@ class Knobs {
 
  private:
   KnobValues chosen_;
+  Fit fit_ = Fit::kExact;
   std::vector<Knob> asked_;
   std::map<std::string, int> scopes_;
 };

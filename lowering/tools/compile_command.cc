@@ -25,6 +25,7 @@
 #include "lowering/te/lower_to_te.h"
 #include "lowering/tir/stmt.h"
 #include "lowering/tools/partition_command.h"
+#include "lowering/tuning/record.h"
 
 namespace relay::tools {
 namespace {
@@ -43,12 +44,20 @@ std::string DefaultMetadataPath(const std::string& output) {
   return output.substr(0, dot) + ".json";
 }
 
+// The records of database `path` ("": none).
+absl::StatusOr<std::vector<tuning::Record>> ReadTuning(const std::string& path) {
+  if (path.empty()) return std::vector<tuning::Record>();
+  return tuning::ReadDatabase(path);
+}
+
 absl::Status CompileOverflow(const CompileRequest& r, const std::string& metadata_path) {
   ASSIGN_OR_RETURN(std::string text, io::ReadFile(r.kernel_file));
   ASSIGN_OR_RETURN(auto kernels, SplitKernelFile(text, r.kernel_file));
+  ASSIGN_OR_RETURN(const std::vector<tuning::Record> records, ReadTuning(r.tuning));
   compile::CompileOptions options;
   options.target = r.target;
   options.strategy = r.schedule;
+  options.tuning = &records;
   options.nvcc = r.nvcc;
   options.pipeline = r.pipeline;
   std::vector<std::pair<std::string, std::string>> members;
@@ -141,9 +150,11 @@ absl::Status CompileCommand(const CompileRequest& r) {
   RETURN_IF_ERROR(CheckCudaTools(r));
   const std::string metadata = r.metadata.empty() ? DefaultMetadataPath(r.output) : r.metadata;
   if (EndsWith(r.output, ".a")) return CompileOverflow(r, metadata);
+  ASSIGN_OR_RETURN(const std::vector<tuning::Record> records, ReadTuning(r.tuning));
   compile::CompileOptions options;
   options.target = r.target;
   options.strategy = r.schedule;
+  options.tuning = &records;
   options.nvcc = r.nvcc;
   options.pipeline = r.pipeline;
   ASSIGN_OR_RETURN(compile::CompiledKernel kernel,
@@ -159,11 +170,14 @@ absl::Status TeCommand(const std::string& kernel_file) {
 }
 
 absl::Status TirCommand(const std::string& kernel_file, const std::string& target,
-                        const std::string& schedule, const PipelineOptions& pipeline) {
+                        const std::string& schedule, const PipelineOptions& pipeline,
+                        const std::string& tuning_path) {
   ASSIGN_OR_RETURN(std::string text, io::ReadFile(kernel_file));
+  ASSIGN_OR_RETURN(const std::vector<tuning::Record> records, ReadTuning(tuning_path));
   compile::CompileOptions options;
   options.target = target;
   options.strategy = schedule;
+  options.tuning = &records;
   options.pipeline = pipeline;
   ASSIGN_OR_RETURN(tir::PrimFunc func, compile::LowerKernelText(text, kernel_file, options));
   std::fputs(tir::PrimFuncToString(func).c_str(), stdout);

@@ -16,6 +16,7 @@ struct CompileRequest {
   std::string metadata;     // K.json; default: `output` with .json instead of .o/.a
   std::string target = "x86-64";
   std::string schedule = "default";
+  std::string tuning;            // a tuning database: the kernel's record for the target applies
   std::string llvm_version;      // when set, must equal the LLVM relayc links
   std::string llvm_digest;       // when set, must equal the digest of the libLLVM relayc loaded
   std::string nvcc_digest;       // cuda-* targets, when set: sha256:HEX of the nvcc relayc runs
@@ -33,8 +34,10 @@ absl::Status CompileCommand(const CompileRequest& request);
 absl::Status TeCommand(const std::string& kernel_file);
 
 // relayc tir: the kernel's loop IR under `schedule` for `target`.
+// With a tuning database at `tuning_path`, the kernel's record for the target applies.
 absl::Status TirCommand(const std::string& kernel_file, const std::string& target,
-                        const std::string& schedule, const PipelineOptions& pipeline = {});
+                        const std::string& schedule, const PipelineOptions& pipeline = {},
+                        const std::string& tuning_path = "");
 
 // relayc cuda: the kernel's CUDA C (lowering/codegen/cuda/codegen_cuda.h) for a CUDA `target`.
 absl::Status CudaCommand(const std::string& kernel_file, const std::string& target,

@@ -58,6 +58,7 @@
 #include "lowering/tools/partition_command.h"
 #include "lowering/tools/relayc_onnx.h"
 #include "lowering/tools/run_command.h"
+#include "lowering/tools/tune_command.h"
 #include "lowering/tools/values.h"
 
 ABSL_FLAG(bool, in_place, false, "fmt: rewrite FILE instead of printing it");
@@ -106,6 +107,12 @@ ABSL_FLAG(std::string, ptxas_digest, "",
 ABSL_FLAG(std::string, metadata, "", "compile: where K.json goes (default: next to -o)");
 ABSL_FLAG(std::string, overflow_warning, "",
           "compile: for an overflow file, the update command a warning names");
+ABSL_FLAG(std::string, tuning, "",
+          "compile/tir/run: a tuning database whose records apply; tune: the database to update");
+ABSL_FLAG(int, trials, 48, "tune: candidates per kernel besides the default schedule");
+ABSL_FLAG(double, budget_s, 600, "tune: seconds for the whole command, shared among kernels");
+ABSL_FLAG(bool, skip_tuned, false, "tune: leave kernels that have a record for the target");
+ABSL_FLAG(std::string, kernel_ids, "", "split_tuning: the kernel library's ids, one a line");
 ABSL_FLAG(bool, bzl, false, "targets: print the table as Starlark (rules/private/targets.bzl)");
 ABSL_FLAG(std::string, params, "",
           "import: where to write the weights; check/interpret: the weights of a .relay FILE "
@@ -144,6 +151,7 @@ Commands:
   cuda K.relay      print a kernel's CUDA C (--target cuda-sm80|cuda-sm90, default cuda-sm90)
   compile K.relay -o K.o   compile a kernel to an object and K.json (symbol, args, flops)
       --target T (relayc targets lists them)   --schedule naive|default
+      --tuning DB.jsonl   the kernel's record for the target, if any, chooses its schedule
       --nvcc PATH   for cuda-* targets (default: $CUDA_PATH/bin/nvcc, /usr/local/cuda/bin/nvcc)
       --metadata K.json   --llvm_version V (checked against the LLVM relayc links)
       --llvm_digest D   (checked against the libLLVM relayc loaded: build-id:HEX or sha256:HEX)
@@ -163,6 +171,18 @@ Commands:
                         machine's measured peak, fused ops and shapes (median over the runs)
       --trace FILE      also write the calls as a Chrome trace (open it in ui.perfetto.dev)
       --nokernel_cache  compile every kernel; neither read nor write the cache
+  tune K.relay ... | NAME.graph.json --kernel_dir DIR
+                    measure schedule candidates of each kernel on this machine (a seeded random
+                    and evolutionary search over its knobs, checked against the default
+                    schedule's outputs), print a table, and make the fastest a tuning record
+      --target T        a CPU target this machine runs
+      --trials N        candidates per kernel (default 48)
+      --budget_s S      seconds for the whole command, shared among kernels (default 600)
+      --threads N       the thread count timed besides 1 (default: RELAY_NUM_THREADS, else CPUs)
+      --tuning DB.jsonl write the records into DB (else print them)   --skip_tuned
+  split_tuning DB.jsonl --target T --kernel_ids FILE --out_dir DIR
+                    DIR/<id>.tuning.jsonl per kernel: its record's line, or empty (the Bazel
+                    rules' per-kernel compile inputs); reports records of unknown kernels
   targets           the compilation targets, schedule strategies and the kernel id form
       --bzl             ... as Starlark, the rules' rules/private/targets.bzl
   cache ls|clear    list (id, target, schedule, bytes, ops; stale and damaged marked) or remove
@@ -203,13 +223,17 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
       {"assemble", {"params", "out_dir", "name", "kernel_meta"}},
       {"compile",
        {"target", "schedule", "llvm_version", "llvm_digest", "nvcc_digest", "ptxas_digest",
-        "metadata", "overflow_warning", "output", "nvcc", "dump_ir_after", "time_passes"}},
+        "metadata", "overflow_warning", "output", "nvcc", "dump_ir_after", "time_passes",
+        "tuning"}},
       {"cuda", {"target", "schedule"}},
+      {"tune", {"target", "trials", "budget_s", "threads", "tuning", "skip_tuned", "kernel_dir"}},
+      {"split_tuning", {"target", "kernel_ids", "out_dir"}},
       {"te", {}},
-      {"tir", {"target", "schedule", "dump_ir_after", "time_passes"}},
+      {"tir", {"target", "schedule", "dump_ir_after", "time_passes", "tuning"}},
       {"run",
        {"input", "random_inputs", "output_dir", "input_shape", "params", "target", "schedule",
-        "threads", "repeat", "profile", "trace", "kernel_cache", "dump_ir_after", "time_passes"}},
+        "threads", "repeat", "profile", "trace", "kernel_cache", "dump_ir_after", "time_passes",
+        "tuning"}},
       {"cache", {}},
       {"targets", {"bzl"}},
       {"help", {}},
@@ -219,7 +243,8 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
 
 bool IsBoolFlag(const std::string& name) {
   return name == "in_place" || name == "random_inputs" || name == "write_kernels" ||
-         name == "time_passes" || name == "kernel_cache" || name == "bzl" || name == "profile";
+         name == "time_passes" || name == "kernel_cache" || name == "bzl" || name == "profile" ||
+         name == "skip_tuned";
 }
 
 // What the pre-scan of argv found.
@@ -414,6 +439,13 @@ absl::Status AssembleCommand(const std::string& graph, const std::string& params
                             name.empty() ? ModelName(graph) : name);
 }
 
+// Exit status 0, or 1 with "relayc: <message>" on stderr.
+int Report(const absl::Status& status) {
+  if (status.ok()) return 0;
+  std::fprintf(stderr, "relayc: %s\n", std::string(status.message()).c_str());
+  return 1;
+}
+
 int Main(int argc, char** argv) {
   CommandLine cl = ScanCommandLine(argc, argv);
   if (cl.command.empty()) UsageError("no command given");
@@ -430,6 +462,19 @@ int Main(int argc, char** argv) {
     if (positional.size() != 2) UsageError("'relayc targets' takes no FILE");
     std::fputs((absl::GetFlag(FLAGS_bzl) ? TargetTableBzl() : TargetTable()).c_str(), stdout);
     return 0;
+  }
+  if (cl.command == "tune") {
+    if (positional.size() < 3) UsageError("'relayc tune' takes one or more FILEs");
+    TuneRequest request;
+    request.files.assign(positional.begin() + 2, positional.end());
+    request.kernel_dir = absl::GetFlag(FLAGS_kernel_dir);
+    request.target = absl::GetFlag(FLAGS_target);
+    request.trials = absl::GetFlag(FLAGS_trials);
+    request.budget_s = absl::GetFlag(FLAGS_budget_s);
+    request.tuning = absl::GetFlag(FLAGS_tuning);
+    request.skip_tuned = absl::GetFlag(FLAGS_skip_tuned);
+    request.threads = absl::GetFlag(FLAGS_threads);
+    return Report(TuneCommand(request));
   }
   if (positional.size() != 3) {
     UsageError(absl::StrCat("'relayc ", cl.command, "' takes exactly one FILE, got ",
@@ -471,13 +516,21 @@ int Main(int argc, char** argv) {
     request.ptxas_digest = absl::GetFlag(FLAGS_ptxas_digest);
     request.overflow_warning = absl::GetFlag(FLAGS_overflow_warning);
     request.nvcc = absl::GetFlag(FLAGS_nvcc);
+    request.tuning = absl::GetFlag(FLAGS_tuning);
     request.pipeline = PipelineFlags();
     status = CompileCommand(request);
+  } else if (cl.command == "split_tuning") {
+    SplitTuningRequest request;
+    request.database = path;
+    request.target = absl::GetFlag(FLAGS_target);
+    request.kernel_ids_file = absl::GetFlag(FLAGS_kernel_ids);
+    request.out_dir = absl::GetFlag(FLAGS_out_dir);
+    status = SplitTuningCommand(request);
   } else if (cl.command == "te") {
     status = TeCommand(path);
   } else if (cl.command == "tir") {
     status = TirCommand(path, absl::GetFlag(FLAGS_target), absl::GetFlag(FLAGS_schedule),
-                        PipelineFlags());
+                        PipelineFlags(), absl::GetFlag(FLAGS_tuning));
   } else if (cl.command == "cuda") {
     const std::string target = absl::GetFlag(FLAGS_target);
     status = CudaCommand(path, target.rfind("cuda-", 0) == 0 ? target : "cuda-sm90",
@@ -497,6 +550,7 @@ int Main(int argc, char** argv) {
     request.trace = absl::GetFlag(FLAGS_trace);
     request.profile = absl::GetFlag(FLAGS_profile) || !request.trace.empty();
     request.use_cache = absl::GetFlag(FLAGS_kernel_cache);
+    request.tuning = absl::GetFlag(FLAGS_tuning);
     request.pipeline = PipelineFlags();
     status = RunCommand(request);
   } else if (cl.command == "cache") {
@@ -507,11 +561,7 @@ int Main(int argc, char** argv) {
   } else {
     status = Interpret(path, cl.inputs, cl.input_shapes);
   }
-  if (!status.ok()) {
-    std::fprintf(stderr, "relayc: %s\n", std::string(status.message()).c_str());
-    return 1;
-  }
-  return 0;
+  return Report(status);
 }
 
 }  // namespace

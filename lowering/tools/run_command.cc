@@ -117,6 +117,11 @@ absl::Status RunCommand(const RunRequest& r) {
   jit::JitOptions options;
   options.target = r.target;
   options.schedule = r.schedule;
+  std::vector<tuning::Record> records;
+  if (!r.tuning.empty()) {
+    ASSIGN_OR_RETURN(records, tuning::ReadDatabase(r.tuning));
+    options.tuning = &records;
+  }
   options.cache = cache ? &*cache : nullptr;
   options.pipeline = r.pipeline;
   options.name = ModelName(r.model);

@@ -22,6 +22,7 @@ struct RunRequest {
   std::string output_dir;                 // where output_<i>.npy go (none written when empty)
   std::string target = "x86-64";
   std::string schedule = "default";
+  std::string tuning;     // a tuning database (--tuning): its records for the target apply
   int threads = 0;        // the runtime's thread count; 0: its default (RELAY_NUM_THREADS or CPUs)
   int repeat = 1;         // runs to time (the outputs are those of the last one)
   bool use_cache = true;  // the kernel cache of jit::DefaultCacheDir(); false: compile all

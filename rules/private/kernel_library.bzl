@@ -21,11 +21,12 @@ def kernel_id(file):
             return None
     return name[:id_length]
 
-def compile_kernel_action(ctx, relay, target, src, obj, meta, summary, warn_label = None):
+def compile_kernel_action(ctx, relay, target, src, obj, meta, summary, warn_label = None, record = None):
     """Declares the RelayCompile action of one kernel file (or an overflow file).
 
     With `warn_label`, src is an overflow file: relayc warns when it holds any kernel, naming
-    the command that brings the kernel library up to date.
+    the command that brings the kernel library up to date. With `record`, the kernel's own
+    tuning record (a one-line database, or an empty file) is an input of the action and applies.
     """
     args = ctx.actions.args()
     args.add("compile")
@@ -41,17 +42,46 @@ def compile_kernel_action(ctx, relay, target, src, obj, meta, summary, warn_labe
         args.add("--nvcc_digest", relay.nvcc_digest)
     if TARGETS[target] == "cuda" and relay.ptxas_digest:
         args.add("--ptxas_digest", relay.ptxas_digest)
+    if record:
+        args.add("--tuning", record)
     args.add("--metadata", meta)
     args.add("-o", obj)
     args.add(src)
     ctx.actions.run(
         executable = relay.relayc,
         arguments = [args],
-        inputs = [src],
+        inputs = [src] + ([record] if record else []),
         outputs = [obj, meta],
         mnemonic = "RelayCompile",
         progress_message = "Compiling kernel %s for %s" % (summary, target),
     )
+
+def _split_tuning(ctx, relay, target, ids):
+    """The library's tuning database split into one record file per kernel: {id: File}.
+
+    One cheap action reads the database; each compile action then reads only its kernel's
+    record, so editing one record changes one compile action's inputs and recompiles one kernel.
+    """
+    ids_file = ctx.actions.declare_file("%s_%s_tuning/kernel_ids.txt" % (ctx.label.name, target))
+    ctx.actions.write(ids_file, "".join([kid + "\n" for kid in ids]))
+    records = {}
+    for kid in ids:
+        records[kid] = ctx.actions.declare_file("%s_%s_tuning/%s.tuning.jsonl" % (ctx.label.name, target, kid))
+    args = ctx.actions.args()
+    args.add("split_tuning")
+    args.add("--target", target)
+    args.add("--kernel_ids", ids_file)
+    args.add("--out_dir", ids_file.dirname)
+    args.add(ctx.file.tuning)
+    ctx.actions.run(
+        executable = relay.relayc,
+        arguments = [args],
+        inputs = [ctx.file.tuning, ids_file],
+        outputs = records.values(),
+        mnemonic = "RelaySplitTuning",
+        progress_message = "Splitting tuning database %s for %s" % (ctx.file.tuning.short_path, target),
+    )
+    return records
 
 def _relay_kernel_library_impl(ctx):
     relay = relay_toolchain_info(ctx)
@@ -59,17 +89,22 @@ def _relay_kernel_library_impl(ctx):
     dirs = {}
     objects = []
     metadata = []
+    ids = []
     for src in ctx.files.srcs:
         kid = kernel_id(src)
         if kid == None:
             fail("srcs: '%s' is not a kernel file: kernel files are named k_<20 hex digits>.relay " % src.short_path +
                  "(write them with `bazel run //<package>:<model>.update_kernels`)")
+        ids.append(kid)
+    records = _split_tuning(ctx, relay, target, ids) if ctx.file.tuning else {}
+    for src in ctx.files.srcs:
+        kid = kernel_id(src)
         dirs[src.dirname] = True
         obj = ctx.actions.declare_file("%s_%s/%s.o" % (ctx.label.name, target, kid))
         meta = ctx.actions.declare_file("%s_%s/%s.json" % (ctx.label.name, target, kid))
         summary = ctx.attr.summaries.get(kid, "")
         label = kid if not summary else "%s (%s)" % (kid, summary)
-        compile_kernel_action(ctx, relay, target, src, obj, meta, label)
+        compile_kernel_action(ctx, relay, target, src, obj, meta, label, record = records.get(kid))
         objects.append(obj)
         metadata.append(meta)
     if len(dirs) > 1:
@@ -87,6 +122,7 @@ def _relay_kernel_library_impl(ctx):
             metadata = depset(metadata),
             target = target,
             models = ctx.attr.models,
+            tuning = ctx.file.tuning,
         ),
     ]
 
@@ -109,6 +145,12 @@ relay_kernel_library_rule = rule(
         "summaries": attr.string_dict(
             doc = "Kernel id -> \"fused ops, output shape\", for progress messages. " +
                   "update_kernels keeps it in <dir>/kernels.bzl.",
+        ),
+        "tuning": attr.label(
+            doc = "The library's tuning database (JSON lines, docs/tuning.md): a kernel with " +
+                  "a record for the target compiles with the record's schedule. Each compile " +
+                  "action gets only its own kernel's record.",
+            allow_single_file = [".jsonl"],
         ),
         "_target": attr.label(default = Label("//toolchains:target")),
     },

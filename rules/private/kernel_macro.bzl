@@ -18,6 +18,7 @@ def relay_kernel_library(
         srcs = None,
         models = [],
         summaries = {},
+        tuning = None,
         visibility = None,
         tags = [],
         **kwargs):
@@ -38,6 +39,9 @@ def relay_kernel_library(
         that uses the library without being listed fails to build while the list is not empty.
       summaries: kernel id -> "fused ops, output shape", for progress messages (kernels.bzl,
         kept by the update targets).
+      tuning: the library's tuning database, "tuning.jsonl" (docs/tuning.md): kernels with a
+        record for the target compile with the record's schedule; each compile action reads
+        only its own kernel's record. `bazel run //<model>.tune` writes it.
       visibility: of the library and its update target.
       tags: for both targets.
       **kwargs: passed to both (`testonly`, ...).
@@ -67,6 +71,7 @@ def relay_kernel_library(
         dir = dir,
         models = listed,
         summaries = summaries,
+        tuning = tuning,
         visibility = visibility,
         tags = tags,
         **kwargs

@@ -4,6 +4,7 @@ load("@rules_cc//cc:defs.bzl", "cc_library")
 load(":labels.bzl", "package_of", "sibling_label")
 load(":model_library.bzl", "relay_model")
 load(":target.bzl", "CUDA_TARGETS", "target_setting")
+load(":tune.bzl", "relay_tune")
 load(":update_kernels.bzl", "relay_kernels_test", "relay_update_kernels")
 
 def relay_model_library(
@@ -18,8 +19,9 @@ def relay_model_library(
     """A model compiled into a cc_library named `name`, with `name.h` as its header.
 
     Also defines `name.update_kernels` (bazel run: writes the kernels the model needs into the
-    kernel library's folder and reports kernel files no model of the library calls) and
-    `name_kernels_test` (fails while the library lacks one).
+    kernel library's folder and reports kernel files no model of the library calls),
+    `name_kernels_test` (fails while the library lacks one) and `name.tune` (bazel run: tunes
+    the model's kernels that have no record in the library's tuning database).
 
     Args:
       name: the target name, also the model's C++ name (class `relay_models::name`, `name.h`).
@@ -77,6 +79,13 @@ def relay_model_library(
         model = ":%s_relay" % name,
         kernels = kernels,
         library_update = sibling_label(kernels, ".update"),
+        tags = tags,
+        testonly = testonly,
+    )
+    relay_tune(
+        name = name + ".tune",
+        partition = ":%s_partition" % name,
+        kernels = kernels,
         tags = tags,
         testonly = testonly,
     )

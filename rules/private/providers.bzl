@@ -35,6 +35,7 @@ RelayKernelsInfo = provider(
         "target": "The target the objects were compiled for.",
         "models": "Labels (strings) of the relay_model_library targets that share the library, " +
                   "as its `models` attribute lists them; empty when it lists none.",
+        "tuning": "The library's tuning database (File), or None.",
     },
 )
 

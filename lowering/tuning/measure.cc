@@ -1,0 +1,153 @@
+#include "lowering/tuning/measure.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "runtime/relay_runtime.h"
+
+namespace relay::tuning {
+namespace {
+
+size_t DTypeBytes(const std::string& d) {
+  if (d == "float32" || d == "int32") return 4;
+  if (d == "int64") return 8;
+  if (d == "float16") return 2;
+  return 1;
+}
+
+double NowUs() {
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+double ThreadCpuUs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
+}
+
+// Writes and reads a buffer larger than the caches, so that the next call finds its inputs and
+// weights in memory, as a model's kernel finds the weights that no kernel before it read.
+void EvictCaches() {
+  static std::vector<float> junk(64 << 20 >> 2);
+  float sum = 0;
+  for (size_t i = 0; i < junk.size(); i += 16) {
+    junk[i] += 1.0f;
+    sum += junk[i];
+  }
+  static volatile float sink = 0;
+  sink = sink + sum;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ArgSpec>> ArgsOfMetadata(const std::string& metadata) {
+  nlohmann::json meta = nlohmann::json::parse(metadata, nullptr, /*allow_exceptions=*/false);
+  if (!meta.is_object() || !meta.contains("args") || !meta["args"].is_array()) {
+    return absl::InvalidArgumentError("kernel metadata without an \"args\" array");
+  }
+  std::vector<ArgSpec> specs;
+  for (const auto& arg : meta["args"]) {
+    if (!arg.is_object() || !arg.contains("shape") || !arg["shape"].is_array() ||
+        !arg.contains("dtype") || !arg["dtype"].is_string() || !arg.contains("kind")) {
+      return absl::InvalidArgumentError(absl::StrCat("malformed kernel argument ", arg.dump()));
+    }
+    ArgSpec spec;
+    for (const auto& d : arg["shape"]) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("malformed shape ", arg.dump()));
+      }
+      spec.shape.push_back(d.get<int64_t>());
+    }
+    spec.dtype = arg["dtype"].get<std::string>();
+    spec.output = arg["kind"] == "output";
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+KernelArgs::KernelArgs(const std::vector<ArgSpec>& specs) : specs_(specs) {
+  uint64_t state = 12345;
+  for (const ArgSpec& spec : specs_) {
+    int64_t elements = 1;
+    for (int64_t d : spec.shape) elements *= d;
+    const size_t bytes = static_cast<size_t>(elements) * DTypeBytes(spec.dtype);
+    void* data = RelayAlignedAlloc(bytes);
+    std::memset(data, 0, bytes);
+    for (int64_t i = 0; !spec.output && i < elements; ++i) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      const uint64_t r = state >> 33;
+      if (spec.dtype == "float32") {
+        static_cast<float*>(data)[i] =
+            static_cast<float>(static_cast<double>(r) / 1073741824.0 - 1.0);
+      } else if (spec.dtype == "int32") {
+        static_cast<int32_t*>(data)[i] = static_cast<int32_t>(r % 10);
+      } else if (spec.dtype == "int64") {
+        static_cast<int64_t*>(data)[i] = static_cast<int64_t>(r % 10);
+      } else if (spec.dtype == "bool") {
+        static_cast<uint8_t*>(data)[i] = static_cast<uint8_t>(r & 1);
+      }
+    }
+    pointers_.push_back(data);
+    bytes_.push_back(bytes);
+  }
+}
+
+KernelArgs::~KernelArgs() {
+  for (void* p : pointers_) RelayAlignedFree(p);
+}
+
+double MaxRelativeDifference(const KernelArgs& a, const KernelArgs& b) {
+  double worst = 0;
+  for (size_t k = 0; k < a.specs().size(); ++k) {
+    if (!a.specs()[k].output) continue;
+    if (a.specs()[k].dtype != "float32") {
+      if (std::memcmp(a.pointers()[k], b.pointers()[k], a.bytes(k)) != 0) return INFINITY;
+      continue;
+    }
+    const float* x = static_cast<const float*>(a.pointers()[k]);
+    const float* y = static_cast<const float*>(b.pointers()[k]);
+    const size_t n = a.bytes(k) / sizeof(float);
+    double scale = 0;
+    for (size_t i = 0; i < n; ++i) scale = std::max(scale, std::fabs(double{y[i]}));
+    const double floor = std::max(1e-3 * scale, 1e-30);
+    for (size_t i = 0; i < n; ++i) {
+      const double d = std::fabs(double{x[i]} - double{y[i]});
+      if (std::isnan(d)) return INFINITY;
+      worst = std::max(worst, d / std::max(std::fabs(double{y[i]}), floor));
+    }
+  }
+  return worst;
+}
+
+absl::Status RunKernel(codegen::KernelFunction fn, const KernelArgs& args) {
+  if (fn(args.pointers()) != 0) {
+    return absl::InternalError(absl::StrCat("kernel failed: ", RelayGetLastError()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> TimeKernel(codegen::KernelFunction fn, const KernelArgs& args,
+                                  const TimingOptions& options) {
+  const bool cpu_time = options.thread_cpu_time && RelayGetNumThreads() == 1;
+  std::vector<double> us;
+  for (int r = 0; r < options.warmup + std::max(1, options.runs); ++r) {
+    if (options.cold) EvictCaches();
+    const double start = cpu_time ? ThreadCpuUs() : NowUs();
+    if (fn(args.pointers()) != 0) {
+      return absl::InternalError(absl::StrCat("kernel failed: ", RelayGetLastError()));
+    }
+    if (r >= options.warmup) us.push_back((cpu_time ? ThreadCpuUs() : NowUs()) - start);
+  }
+  std::sort(us.begin(), us.end());
+  return options.minimum ? us.front() : us[us.size() / 2];
+}
+
+}  // namespace relay::tuning
