@@ -13,6 +13,8 @@
 #include "lowering/ir/text/parser.h"
 #include "lowering/ir/type_infer.h"
 #include "lowering/passes/partition.h"
+#include "lowering/tuning/measure.h"
+#include "lowering/tuning/record.h"
 
 namespace relay::compile {
 namespace {
@@ -248,6 +250,94 @@ TEST(CompileTest, FilesInAndOut) {
   EXPECT_EQ(func->name, id);
   EXPECT_EQ(func->params.size(), 4u);
   EXPECT_EQ(func->num_inputs, 3);
+}
+
+// Runs `kernel` in a JIT of its own on deterministic inputs; the outputs are in `args`.
+void RunInJit(const CompiledKernel& kernel, const tuning::KernelArgs& args) {
+  absl::StatusOr<std::unique_ptr<codegen::Jit>> jit = codegen::Jit::Create();
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  ASSERT_TRUE((*jit)->AddObject(kernel.object, kernel.id).ok());
+  absl::StatusOr<codegen::KernelFunction> fn = (*jit)->LookupKernel(kernel.id);
+  ASSERT_TRUE(fn.ok()) << fn.status();
+  ASSERT_TRUE(tuning::RunKernel(*fn, args).ok());
+}
+
+TEST(CompileTest, ATuningRecordChoosesTheKnobsOfItsKernelAndTarget) {
+  const std::string text = KernelText(kConvBiasRelu);
+  const std::string id = passes::KernelId(text);
+  const std::string file = id + ".relay";
+  absl::StatusOr<CompiledKernel> plain = CompileKernelText(text, file, {"x86-64-avx2", "default"});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_FALSE(plain->knobs.empty());
+  EXPECT_EQ(plain->tuning_record, "");
+  // A record choosing another legal value of the first knob whose legal values allow one.
+  tuning::Record record;
+  record.kernel = id;
+  record.target = "x86-64-avx2";
+  std::string changed;
+  for (const schedule::Knob& k : plain->knobs) {
+    record.knobs[k.name] = k.value;
+    if (changed.empty() && k.values.size() > 1) {
+      changed = k.name;
+      record.knobs[k.name] = k.values.front() != k.value ? k.values.front() : k.values.back();
+    }
+  }
+  ASSERT_FALSE(changed.empty());
+  tuning::Record other_target = record;
+  other_target.target = "x86-64";
+  const std::vector<tuning::Record> db = {record, other_target};
+  CompileOptions options{"x86-64-avx2", "default"};
+  options.tuning = &db;
+  absl::StatusOr<CompiledKernel> tuned = CompileKernelText(text, file, options);
+  ASSERT_TRUE(tuned.ok()) << tuned.status();
+  EXPECT_EQ(tuned->tuning_record, tuning::RecordDigest(record));
+  EXPECT_NE(tuned->object, plain->object);
+  EXPECT_THAT(tuned->metadata, HasSubstr("\"schedule\": \"tuned\",\n  \"tuning_record\": \"" +
+                                         tuning::RecordDigest(record) + "\""));
+  EXPECT_THAT(tuned->metadata,
+              HasSubstr("\"" + changed + "\": " + std::to_string(record.knobs[changed])));
+  // A schedule never changes a result.
+  absl::StatusOr<std::vector<tuning::ArgSpec>> specs = tuning::ArgsOfMetadata(plain->metadata);
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  tuning::KernelArgs a(*specs), b(*specs);
+  RunInJit(*plain, a);
+  RunInJit(*tuned, b);
+  EXPECT_LE(tuning::MaxRelativeDifference(b, a), 1e-5);
+
+  // The naive strategy ignores records; so does a target without one.
+  options.strategy = "naive";
+  absl::StatusOr<CompiledKernel> naive = CompileKernelText(text, file, options);
+  ASSERT_TRUE(naive.ok()) << naive.status();
+  EXPECT_THAT(naive->metadata, HasSubstr("\"schedule\": \"naive\""));
+  const std::vector<tuning::Record> only_other = {other_target};
+  CompileOptions avx2{"x86-64-avx2", "default"};
+  avx2.tuning = &only_other;
+  absl::StatusOr<CompiledKernel> untuned = CompileKernelText(text, file, avx2);
+  ASSERT_TRUE(untuned.ok()) << untuned.status();
+  EXPECT_EQ(untuned->object, plain->object);
+  EXPECT_EQ(untuned->metadata, plain->metadata);
+}
+
+TEST(CompileTest, ARecordThatDoesNotFitTheSpaceIsAnErrorNamingTheKernel) {
+  const std::string text = KernelText(kConvBiasRelu);
+  const std::string id = passes::KernelId(text);
+  tuning::Record record;
+  record.kernel = id;
+  record.target = "x86-64-avx2";
+  record.knobs = {{"conv_nchw.tile_rows", 99}};
+  std::vector<tuning::Record> db = {record};
+  CompileOptions options{"x86-64-avx2", "default"};
+  options.tuning = &db;
+  absl::StatusOr<CompiledKernel> k = CompileKernelText(text, id + ".relay", options);
+  ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(k.status().message()),
+              HasSubstr("kernel " + id + ": tuning record: knob conv_nchw.tile_rows = 99"));
+  db[0].knobs = {{"matmul.tile_rows", 2}};
+  k = CompileKernelText(text, id + ".relay", options);
+  ASSERT_FALSE(k.ok());
+  EXPECT_THAT(std::string(k.status().message()),
+              HasSubstr("knob matmul.tile_rows not in this kernel's schedule space"));
 }
 
 }  // namespace

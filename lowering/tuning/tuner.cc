@@ -269,8 +269,10 @@ class Search {
       return m;
     };
     const std::vector<double> base = median(0);
+    // A candidate must beat the default by more than the noise of one timing to replace it.
+    constexpr double kMinGain = 0.02;
     size_t best = 0;
-    double best_score = 1;
+    double best_score = 1 - kMinGain;
     for (size_t i : finalists) {
       const double score = Score(median(i), base);
       if (score < best_score) {

@@ -16,7 +16,8 @@
 //   3. evolution: the rest mutate one or two knobs of one of the four best candidates so far, in
 //      that candidate's own space, refining around what measured well;
 //   4. a final round: the three best and the default timed again, alternately, three times
-//      (on a shared machine, load drifts during a search); the record takes the final medians.
+//      (on a shared machine, load drifts during a search); the record takes the final medians,
+//      and keeps the default unless a candidate's score beats it by more than 2 %.
 //
 // A candidate that fails to compile is dropped with its error (the space's legal values are
 // legal for the schedule primitives, but a plan may still be refused by the lowering); one whose

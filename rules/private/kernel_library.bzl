@@ -96,7 +96,7 @@ def _relay_kernel_library_impl(ctx):
             fail("srcs: '%s' is not a kernel file: kernel files are named k_<20 hex digits>.relay " % src.short_path +
                  "(write them with `bazel run //<package>:<model>.update_kernels`)")
         ids.append(kid)
-    records = _split_tuning(ctx, relay, target, ids) if ctx.file.tuning else {}
+    records = _split_tuning(ctx, relay, target, ids) if ctx.file.tuning and ids else {}
     for src in ctx.files.srcs:
         kid = kernel_id(src)
         dirs[src.dirname] = True
