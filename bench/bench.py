@@ -170,6 +170,9 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--compile_times", type=int, default=1)
     p.add_argument("--results", default=os.path.join(ROOT, "bench", "results.json"))
+    p.add_argument("--untuned_bin_dir", default="",
+                   help="the same benchmark binaries built without tuning databases: each "
+                        "round runs them too (bench/run --compare_tuning)")
     args = p.parse_args()
 
     models = args.models.split(",")
@@ -194,7 +197,9 @@ def main():
             work = os.path.join(out_root, f"{model}_t{t}")
             os.makedirs(work, exist_ok=True)
             env = dict(os.environ, RELAY_NUM_THREADS=str(t))
-            ours, ort = [], []
+            ours, ort, untuned = [], [], []
+            untuned_binary = (os.path.join(args.untuned_bin_dir, "bench", f"bench_{model}")
+                              if args.untuned_bin_dir else "")
             err = None
             for r in range(args.rounds):
                 o = run_json([binary, "--out_dir", work, "--runs", str(args.runs),
@@ -202,6 +207,11 @@ def main():
                 if o["threads"] != t:
                     sys.exit(f"bench: {model} ran with {o['threads']} threads, not {t}")
                 ours.append(o["median_ms"])
+                if untuned_binary:
+                    os.makedirs(os.path.join(work, "untuned"), exist_ok=True)
+                    u = run_json([untuned_binary, "--out_dir", os.path.join(work, "untuned"),
+                                  "--runs", str(args.runs), "--warmup", str(args.warmup)], env)
+                    untuned.append(u["median_ms"])
                 x = run_json(["node", ort_script, onnx, work, str(t), str(args.runs),
                               str(args.warmup)])
                 ort.append(x["median_ms"])
@@ -229,6 +239,9 @@ def main():
                 "target": args.target,
                 "ort_version": x["version"],
             }
+            if untuned:
+                row["untuned_ms"] = round(statistics.median(untuned), 3)
+                row["tuned_speedup"] = round(statistics.median(untuned) / ours_ms, 3)
             if ctimes:
                 row["compile_median_s"] = round(statistics.median(ctimes), 3)
                 row["compile_max_s"] = round(max(ctimes), 3)
@@ -254,6 +267,10 @@ def print_row(row, header):
     cols = ["model", "thr", "ours ms", "ORT ms", "ratio", "GFLOP/s", "ORT GFLOP/s",
             "max rel err", "compile med/max s"]
     widths = [14, 4, 10, 10, 7, 9, 12, 12, 18]
+    tuned = "untuned_ms" in row
+    if tuned:
+        cols += ["untuned ms", "tuned x"]
+        widths += [11, 8]
     if header:
         print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
                         enumerate(zip(cols, widths))))
@@ -262,6 +279,8 @@ def print_row(row, header):
     vals = [row["model"], str(row["threads"]), f"{row['ours_ms']:.2f}", f"{row['ort_ms']:.2f}",
             f"{row['ratio']:.2f}", f"{row['gflops']:.1f}", f"{row['ort_gflops']:.1f}",
             f"{row['max_rel_err']:.2e}", comp]
+    if tuned:
+        vals += [f"{row['untuned_ms']:.2f}", f"{row['tuned_speedup']:.3f}"]
     print("  ".join(v.rjust(w) if i else v.ljust(w) for i, (v, w) in
                     enumerate(zip(vals, widths))), flush=True)
 

@@ -50,6 +50,9 @@ def summarize(runs, keys):
             "ratio": statistics.median(r["ratio"] for r in rs),
             "err": max(r["max_rel_err"] for r in rs),
             "compile": (rs[-1].get("compile_median_s"), rs[-1].get("compile_max_s")),
+            # bench/run --compare_tuning: tuned over untuned, per invocation and the median.
+            "tuned": ([r["tuned_speedup"] for r in rs]
+                      if all("tuned_speedup" in r for r in rs) else None),
         })
     return rows
 
@@ -72,6 +75,13 @@ def table(rows):
             out.append("| %s | %.2fx | %.2fx |" % (NAMES.get(model, model),
                                                   one["ours_ms"] / two["ours_ms"],
                                                   one["ort_ms"] / two["ort_ms"]))
+    if all(r["tuned"] for r in rows):
+        out += ["", "| model | threads | tuned speedup per invocation (untuned ms / tuned ms) | "
+                "median |", "|---|---|---|---|"]
+        for r in rows:
+            out.append("| %s | %d | %s | **%.3fx** |" % (
+                NAMES.get(r["model"], r["model"]), r["threads"],
+                " / ".join("%.3f" % x for x in r["tuned"]), statistics.median(r["tuned"])))
     return "\n".join(out)
 
 

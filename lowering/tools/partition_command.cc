@@ -19,6 +19,7 @@
 #include "lowering/passes/expr_util.h"
 #include "lowering/pipeline.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/tuning/record.h"
 
 namespace relay::tools {
 namespace {
@@ -214,15 +215,30 @@ absl::Status KernelsCommand(const PartitionRequest& r) {
     ++calls[c.kernel];
     shapes.emplace(c.kernel, ShapesText(p.graph, c.outputs));
   }
-  std::printf("%-22s  %5s  %-20s  %12s  %s\n", "kernel", "calls", "output", "flops", "ops");
+  std::vector<tuning::Record> records;
+  if (!r.tuning.empty()) {
+    ASSIGN_OR_RETURN(records, tuning::ReadDatabase(r.tuning));
+  }
+  const bool show_tuning = !r.tuning.empty();
+  std::printf("%-22s  %5s  %-20s  %12s  %s%s\n", "kernel", "calls", "output", "flops",
+              show_tuning ? "tuned  " : "", "ops");
   int64_t total_flops = 0;
+  int untuned = 0;
   for (const passes::Kernel& k : p.kernels) {
-    std::printf("%-22s  %5d  %-20s  %12lld  %s\n", k.id.c_str(), calls[k.id], shapes[k.id].c_str(),
-                static_cast<long long>(k.flops), absl::StrJoin(k.ops, "+").c_str());
+    const bool tuned = tuning::FindRecord(records, k.id, r.target) != nullptr;
+    if (!tuned) ++untuned;
+    std::printf("%-22s  %5d  %-20s  %12lld  %s%s\n", k.id.c_str(), calls[k.id],
+                shapes[k.id].c_str(), static_cast<long long>(k.flops),
+                show_tuning ? (tuned ? "yes    " : "no     ") : "",
+                absl::StrJoin(k.ops, "+").c_str());
     total_flops += k.flops * calls[k.id];
   }
   std::printf("%zu kernels, %zu calls, %.3f GFLOP per run\n", p.kernels.size(),
               p.graph.calls.size(), static_cast<double>(total_flops) / 1e9);
+  if (show_tuning) {
+    std::printf("%d of %zu kernels untuned for %s (%s)\n", untuned, p.kernels.size(),
+                r.target.c_str(), r.tuning.c_str());
+  }
   return absl::OkStatus();
 }
 

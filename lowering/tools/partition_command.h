@@ -23,6 +23,9 @@ struct PartitionRequest {
   std::string name;                       // NAME; the model file's stem when empty
   std::string dump_ir_after;              // pipeline: print the module after this pass
   bool time_passes = false;
+  // kernels: a tuning database; each kernel shows whether it has a record for `target`.
+  std::string tuning;
+  std::string target = "x86-64";
 };
 
 // Partitions the model and writes, atomically and deterministically:

@@ -142,6 +142,7 @@ Commands:
       --out_dir OUT, --name NAME  where the outputs go and what they are called
       --dump_ir_after PASS|all, --time_passes   look inside the pipeline (stderr)
   kernels MODEL     print the model's kernels: id, calls, output shape, flops, fused ops
+      --tuning DB.jsonl --target T   also whether each has a record, and how many lack one
   manifest DIR      rewrite DIR/kernels.bzl: each kernel file's fused ops and output shape
   assemble NAME.graph.json --params NAME.params --kernel_meta K.json ... [--out_dir OUT]
                     [--name NAME]: the model's C++ library: OUT/NAME.h, NAME.cc (the executor
@@ -218,7 +219,7 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
       {"partition",
        {"input_shape", "params", "kernel_dir", "write_kernels", "out_dir", "name", "dump_ir_after",
         "time_passes"}},
-      {"kernels", {"input_shape", "params", "dump_ir_after", "time_passes"}},
+      {"kernels", {"input_shape", "params", "dump_ir_after", "time_passes", "tuning", "target"}},
       {"manifest", {}},
       {"assemble", {"params", "out_dir", "name", "kernel_meta"}},
       {"compile",
@@ -500,6 +501,8 @@ int Main(int argc, char** argv) {
     request.name = absl::GetFlag(FLAGS_name);
     request.dump_ir_after = absl::GetFlag(FLAGS_dump_ir_after);
     request.time_passes = absl::GetFlag(FLAGS_time_passes);
+    request.tuning = absl::GetFlag(FLAGS_tuning);
+    request.target = absl::GetFlag(FLAGS_target);
     status = cl.command == "partition" ? PartitionCommand(request) : KernelsCommand(request);
   } else if (cl.command == "manifest") {
     status = ManifestCommand(path);

@@ -4,7 +4,7 @@ Users call the relay_kernel_library macro (kernel_macro.bzl), which globs the li
 and adds its update target.
 """
 
-load(":providers.bzl", "RelayKernelsInfo", "RelayTargetInfo")
+load(":providers.bzl", "RelayApplyTuningInfo", "RelayKernelsInfo", "RelayTargetInfo")
 load(":targets.bzl", "KERNEL_ID_HEX_DIGITS", "KERNEL_ID_PREFIX", "TARGETS")
 load(":toolchain.bzl", "TOOLCHAIN_TYPE", "relay_toolchain_info")
 
@@ -96,7 +96,8 @@ def _relay_kernel_library_impl(ctx):
             fail("srcs: '%s' is not a kernel file: kernel files are named k_<20 hex digits>.relay " % src.short_path +
                  "(write them with `bazel run //<package>:<model>.update_kernels`)")
         ids.append(kid)
-    records = _split_tuning(ctx, relay, target, ids) if ctx.file.tuning and ids else {}
+    apply_tuning = ctx.attr._apply_tuning[RelayApplyTuningInfo].apply
+    records = _split_tuning(ctx, relay, target, ids) if ctx.file.tuning and ids and apply_tuning else {}
     for src in ctx.files.srcs:
         kid = kernel_id(src)
         dirs[src.dirname] = True
@@ -153,6 +154,7 @@ relay_kernel_library_rule = rule(
             allow_single_file = [".jsonl"],
         ),
         "_target": attr.label(default = Label("//toolchains:target")),
+        "_apply_tuning": attr.label(default = Label("//toolchains:apply_tuning")),
     },
     toolchains = [TOOLCHAIN_TYPE],
     doc = "A library of kernels (fused primitive functions in canonical Relay text), compiled " +

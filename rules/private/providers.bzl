@@ -39,6 +39,13 @@ RelayKernelsInfo = provider(
     },
 )
 
+RelayApplyTuningInfo = provider(
+    doc = "Whether kernel libraries apply their tuning databases (//toolchains:apply_tuning).",
+    fields = {
+        "apply": "bool: True unless --//toolchains:apply_tuning=false.",
+    },
+)
+
 RelayModelSourceInfo = provider(
     doc = "What a relay_model_library partitions: enough to run `relayc partition` on it " +
           "outside the build (update targets).",

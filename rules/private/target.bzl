@@ -1,6 +1,6 @@
 """The target build setting: --//toolchains:target=x86-64-avx2 (or cuda-sm90, docs/cuda.md)."""
 
-load(":providers.bzl", "RelayTargetInfo")
+load(":providers.bzl", "RelayApplyTuningInfo", "RelayTargetInfo")
 load(":targets.bzl", "TARGETS")
 
 # The table of lowering/target/target.cc (`relayc targets`). The CUDA targets compile kernels
@@ -28,4 +28,13 @@ relay_target = rule(
     implementation = _relay_target_impl,
     build_setting = config.string(flag = True),
     doc = "A string build setting naming the compilation target of every kernel.",
+)
+
+def _relay_apply_tuning_impl(ctx):
+    return [RelayApplyTuningInfo(apply = ctx.build_setting_value)]
+
+relay_apply_tuning = rule(
+    implementation = _relay_apply_tuning_impl,
+    build_setting = config.bool(flag = True),
+    doc = "A bool build setting: whether kernel libraries apply their tuning databases.",
 )

@@ -369,6 +369,62 @@ std::string ExampleKernel(const std::string& dir) {
   return dir + "/kernels/" + listing->substr(0, listing->find(' ')) + ".relay";
 }
 
+// `relayc tune` writes a record for a kernel; `split_tuning` gives each kernel of a library its
+// record's line (or an empty file) and reports records of kernels the library lacks; `kernels`
+// and `tir` read the database; bad commands are errors.
+TEST(Relayc, TuneSplitTuningAndTheirErrors) {
+  const std::string dir = TempDir() + "/tune";
+  const std::string kernel = ExampleKernel(dir);
+  ASSERT_FALSE(kernel.empty());
+  const std::string id = kernel.substr(kernel.rfind('/') + 1, 22);
+  const std::string db = dir + "/tuning.jsonl";
+  Result tune = Relayc({"tune", kernel, "--target", "x86-64", "--trials", "3", "--tuning", db});
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  EXPECT_THAT(tune.out, HasSubstr(id + " on x86-64: "));
+  EXPECT_THAT(tune.err, HasSubstr("tune: 1 kernel(s) tuned, 0 already had a record"));
+  auto text = io::ReadFile(db);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_THAT(*text, HasSubstr("\"kernel\":\"" + id + "\""));
+  Result skip = Relayc({"tune", kernel, "--target", "x86-64", "--tuning", db, "--skip_tuned"});
+  ASSERT_EQ(skip.exit_code, 0) << skip.err;
+  EXPECT_THAT(skip.err, HasSubstr("0 kernel(s) tuned, 1 already had a record"));
+
+  Result listed = Relayc({"kernels", "models/example.relay", "--tuning", db});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_THAT(listed.out, HasSubstr("4 of 5 kernels untuned for x86-64"));
+  Result tir = Relayc({"tir", kernel, "--tuning", db});
+  ASSERT_EQ(tir.exit_code, 0) << tir.err;
+
+  // One id with a record, one without; the database also holds a record of another kernel.
+  const std::string other = "k_00000000000000000000";
+  std::string stale = text->substr(0, text->find('\n'));
+  stale.replace(stale.find(id), id.size(), other);
+  ASSERT_TRUE(io::WriteFileAtomically(db, stale + "\n" + *text).ok());
+  const std::string untuned = "k_11111111111111111111";
+  ASSERT_TRUE(io::WriteFileAtomically(dir + "/ids.txt", id + "\n" + untuned + "\n").ok());
+  Result split = Relayc({"split_tuning", db, "--target", "x86-64", "--kernel_ids", dir + "/ids.txt",
+                         "--out_dir", dir + "/split"});
+  ASSERT_EQ(split.exit_code, 0) << split.err;
+  EXPECT_EQ(io::ReadFile(dir + "/split/" + id + ".tuning.jsonl").value_or("?"), *text);
+  EXPECT_EQ(io::ReadFile(dir + "/split/" + untuned + ".tuning.jsonl").value_or("?"), "");
+  EXPECT_THAT(split.err, HasSubstr("1 record(s) for kernels that are not in the kernel library, "
+                                   "not applied: " +
+                                   other + " (x86-64)"));
+  EXPECT_THAT(split.err, HasSubstr("tuning: 1 of 2 kernels untuned for x86-64"));
+
+  Result gpu = Relayc({"tune", kernel, "--target", "cuda-sm90"});
+  EXPECT_EQ(gpu.exit_code, 1);
+  EXPECT_THAT(gpu.err, HasSubstr("is not a CPU target this machine runs"));
+  Result no_dir = Relayc({"tune", dir + "/out/example.graph.json"});
+  EXPECT_EQ(no_dir.exit_code, 1);
+  EXPECT_THAT(no_dir.err, HasSubstr("a .graph.json needs --kernel_dir DIR"));
+  ASSERT_TRUE(io::WriteFileAtomically(db, "{\"kernel\": 3}\n").ok());
+  Result broken = Relayc({"compile", kernel, "-o", dir + "/k.o", "--tuning", db});
+  EXPECT_EQ(broken.exit_code, 1);
+  EXPECT_THAT(broken.err, HasSubstr(db + ":1: error: missing field"));
+  EXPECT_FALSE(io::ReadFile(dir + "/k.o").ok());
+}
+
 // `compile --llvm_digest` names the libLLVM the build's keys were made with: relayc refuses
 // another one, saying which it loaded, and compiles with that one.
 TEST(Relayc, CompileChecksTheLlvmDigest) {

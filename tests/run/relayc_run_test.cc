@@ -24,6 +24,7 @@
 #include "lowering/io/file.h"
 #include "lowering/io/npy.h"
 #include "lowering/ir/tensor.h"
+#include "lowering/tuning/record.h"
 
 extern char** environ;
 
@@ -188,6 +189,57 @@ TEST(RelaycRun, MatchesInterpretAndCachesKernels) {
   Result uncached = Relayc({"run", kExample, "--random_inputs", "--nokernel_cache"}, cache);
   ASSERT_EQ(uncached.exit_code, 0) << uncached.err;
   EXPECT_EQ(Counts(uncached), std::make_pair(5, 0)) << uncached.out;
+}
+
+// relayc run --tuning: kernels with a record compile with its knobs and are cached under their
+// record's digest, so an edited record recompiles its kernel alone, and untuned runs keep their
+// own entries.
+TEST(RelaycRun, ATuningDatabaseKeysTunedKernelsByTheirRecord) {
+  const std::string work = FreshDir("tuned_run");
+  const std::string cache = work + "/cache";
+  Result want =
+      Relayc({"interpret", kExample, "--random_inputs", "--output_dir", work + "/want"}, cache);
+  ASSERT_EQ(want.exit_code, 0) << want.err;
+  Result part = Relayc({"partition", kExample, "--kernel_dir", work + "/k", "--write_kernels",
+                        "--out_dir", work + "/p"},
+                       "");
+  ASSERT_EQ(part.exit_code, 0) << part.err;
+  const std::string db = work + "/tuning.jsonl";
+  Result tune = Relayc({"tune", work + "/p/example.graph.json", "--kernel_dir", work + "/k",
+                        "--target", "x86-64", "--trials", "2", "--budget_s", "60", "--tuning", db},
+                       "");
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  EXPECT_THAT(tune.out, HasSubstr("final round (default -> chosen)"));
+  absl::StatusOr<std::vector<tuning::Record>> records = tuning::ReadDatabase(db);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 5u);
+
+  Result tuned = Relayc(
+      {"run", kExample, "--random_inputs", "--tuning", db, "--output_dir", work + "/tuned"}, cache);
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  EXPECT_EQ(Counts(tuned), std::make_pair(5, 0)) << tuned.out;
+  EXPECT_LE(MaxRelativeError(work + "/tuned", work + "/want"), 1e-4);
+  Result again = Relayc({"run", kExample, "--random_inputs", "--tuning", db}, cache);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(Counts(again), std::make_pair(0, 5)) << again.out;
+  Result ls = Relayc({"cache", "ls"}, cache);
+  ASSERT_EQ(ls.exit_code, 0) << ls.err;
+  for (const tuning::Record& r : *records) {
+    EXPECT_THAT(ls.out, HasSubstr("tuned-" + tuning::RecordDigest(r).substr(0, 16)));
+  }
+
+  // One record edited: its kernel alone recompiles.
+  std::vector<tuning::Record> edited = *records;
+  edited[0].time_us[0] += 1;
+  ASSERT_TRUE(io::WriteFileAtomically(db, tuning::DatabaseText(edited)).ok());
+  Result one = Relayc({"run", kExample, "--random_inputs", "--tuning", db}, cache);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(Counts(one), std::make_pair(1, 4)) << one.out;
+
+  // Without the database: the default schedule's own entries.
+  Result plain = Relayc({"run", kExample, "--random_inputs"}, cache);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(Counts(plain), std::make_pair(5, 0)) << plain.out;
 }
 
 // The version folder of the (only) current entries in `cache`.
