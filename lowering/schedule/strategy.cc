@@ -740,9 +740,8 @@ class DefaultStrategy {
   // The plan of a blocked conv: the rules' choices, each a knob (scope "conv" or "depthwise").
   // The legal values keep a register tile within the target's accumulators (`budget`), and the
   // weight-streaming plan to maps whose accumulators fit in 256 KB.
-  absl::StatusOr<BlockedConvPlan> ChooseBlockedConvPlan(const Stage* o, const Stage* conv,
-                                                        bool depthwise, bool bands,
-                                                        bool rows_share_input,
+  absl::StatusOr<BlockedConvPlan> ChooseBlockedConvPlan(const Stage* o, bool depthwise,
+                                                        bool bands, bool rows_share_input,
                                                         const BlockedConvRules& rules) {
     const int64_t channels = o->extent(o->axis(1));
     const int64_t height = o->extent(o->axis(2));
@@ -924,7 +923,7 @@ class DefaultStrategy {
                              conv->extent(conv->reduce_axis(0)) * kernel_rows * kernel_cols >= 12;
     // The rules' choices above are the knobs' defaults; tuning may choose others (knobs.h).
     ASSIGN_OR_RETURN(const BlockedConvPlan plan,
-                     ChooseBlockedConvPlan(o, conv, depthwise, bands, rows_share_input,
+                     ChooseBlockedConvPlan(o, depthwise, bands, rows_share_input,
                                            {streams_rule, banded_rule, rows_outer_rule, tile, owb,
                                             cob, map_tile, blocks, budget, vectors}));
     const bool streams = plan.streams, banded = plan.banded, rows_outer = plan.rows_outer;
