@@ -250,7 +250,7 @@ class Search {
       if (finalists.size() < 3 && !result_.candidates[i].is_default) finalists.push_back(i);
     }
     finalists.push_back(0);  // the default
-    constexpr int kRounds = 3;
+    constexpr int kRounds = 5;
     std::map<size_t, std::vector<std::vector<double>>> times;
     for (int round = 0; round < kRounds; ++round) {
       for (size_t i : finalists) {
@@ -269,13 +269,18 @@ class Search {
       return m;
     };
     const std::vector<double> base = median(0);
-    // A candidate must beat the default by more than the noise of one timing to replace it.
-    constexpr double kMinGain = 0.02;
+    // A candidate replaces the default only when it beats it by more than the noise of one
+    // timing, and is no slower beyond that noise at any thread count (a gain at 2 threads
+    // must not be bought with a loss at 1).
+    constexpr double kNoise = 0.02;
     size_t best = 0;
-    double best_score = 1 - kMinGain;
+    double best_score = 1 - kNoise;
     for (size_t i : finalists) {
-      const double score = Score(median(i), base);
-      if (score < best_score) {
+      const std::vector<double> us = median(i);
+      bool slower = false;
+      for (size_t t = 0; t < us.size(); ++t) slower = slower || us[t] > base[t] * (1 + kNoise);
+      const double score = Score(us, base);
+      if (!slower && score < best_score) {
         best = i;
         best_score = score;
       }

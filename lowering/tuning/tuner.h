@@ -15,9 +15,10 @@
 //      the trials; this finds the plans the rules would not pick;
 //   3. evolution: the rest mutate one or two knobs of one of the four best candidates so far, in
 //      that candidate's own space, refining around what measured well;
-//   4. a final round: the three best and the default timed again, alternately, three times
+//   4. a final round: the three best and the default timed again, alternately, five times
 //      (on a shared machine, load drifts during a search); the record takes the final medians,
-//      and keeps the default unless a candidate's score beats it by more than 2 %.
+//      and keeps the default unless a candidate's score beats it by more than 2 % and the
+//      candidate is no more than 2 % slower at any thread count.
 //
 // A candidate that fails to compile is dropped with its error (the space's legal values are
 // legal for the schedule primitives, but a plan may still be refused by the lowering); one whose
