@@ -740,8 +740,8 @@ class DefaultStrategy {
   // The plan of a blocked conv: the rules' choices, each a knob (scope "conv" or "depthwise").
   // The legal values keep a register tile within the target's accumulators (`budget`), and the
   // weight-streaming plan to maps whose accumulators fit in 256 KB.
-  absl::StatusOr<BlockedConvPlan> ChooseBlockedConvPlan(const Stage* o, bool depthwise,
-                                                        bool bands, bool rows_share_input,
+  absl::StatusOr<BlockedConvPlan> ChooseBlockedConvPlan(const Stage* o, bool depthwise, bool bands,
+                                                        bool rows_share_input,
                                                         const BlockedConvRules& rules) {
     const int64_t channels = o->extent(o->axis(1));
     const int64_t height = o->extent(o->axis(2));

@@ -47,7 +47,10 @@ struct TuneOptions {
   // Thread counts to time: empty means 1 (the calling thread, pinned to its CPU) and the
   // runtime's configured count (RELAY_NUM_THREADS, else the CPUs), once if they are equal.
   std::vector<int> threads;
-  TimingOptions timing = {/*warmup=*/2, /*runs=*/9, /*thread_cpu_time=*/true, /*cold=*/false,
+  // Caches evicted before each call: in a model, a kernel's weights come from memory (no kernel
+  // before it read them since the last inference), and a schedule that wins with its weights in
+  // cache can lose there (ResNet-50's kernels tuned warm ran 6 % slower in the model).
+  TimingOptions timing = {/*warmup=*/2, /*runs=*/9, /*thread_cpu_time=*/true, /*cold=*/true,
                           /*minimum=*/false};
   double tolerance = 1e-4;  // the largest relative output difference accepted
   std::string cpu;          // the record's "cpu"
