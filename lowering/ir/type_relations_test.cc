@@ -1,6 +1,7 @@
 // The op registry against docs/ops.md (names, attribute schemas, patterns) and every op's type
 // relation: at least one accepted case with its expected type and one rejected case with its
 // message. Expected shapes are worked out by hand from the formulas in docs/ops.md.
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -371,7 +372,18 @@ TEST(NnRelTest, Conv2DErrors) {
   EXPECT_THAT(Err(Rel("nn.conv2d", {T({1, 3, 8, 8}), T({4, 3, 3, 3}, f16)})),
               HasSubstr("'data' (float32) and 'weight' (float16) have different dtypes"));
   EXPECT_THAT(Err(Rel("nn.conv2d", {T({1, 3, 8, 8}), T({4, 3, 3, 3})}, {{"strides", Is({0})}})),
-              HasSubstr("attribute 'strides' [0] must be >= 1"));
+              HasSubstr("attribute 'strides' [0] must be in [1, 2147483647]"));
+  // Values a fuzzer finds: no int64 overflow on the way to a clear error.
+  constexpr int64_t kHuge = std::numeric_limits<int64_t>::max();
+  EXPECT_THAT(
+      Err(Rel("nn.conv2d", {T({1, 3, 8, 8}), T({4, 3, 3, 3})}, {{"padding", Is({kHuge, 7})}})),
+      HasSubstr("attribute 'padding' [9223372036854775807, 7] must be <= 2147483647"));
+  EXPECT_THAT(
+      Err(Rel("nn.conv2d", {T({1, 3, 8, 8}), T({4, 3, 3, 3})}, {{"dilation", Is({kHuge})}})),
+      HasSubstr("attribute 'dilation' [9223372036854775807] must be in [1, 2147483647]"));
+  EXPECT_THAT(
+      Err(Rel("nn.conv2d", {T({1, 3, 8, 8}), T({4, 3, 3, 3})}, {{"dilation", Is({1 << 30})}})),
+      HasSubstr("(dilated 2147483649x2147483649) does not fit"));
 }
 
 TEST(NnRelTest, Conv2DTranspose) {
@@ -507,7 +519,7 @@ TEST(NnRelTest, Pool2DOutputSize) {
                 HasSubstr("pool_size [9, 9] (dilated 9x9) does not fit the padded input of "
                           "'data' (1, 3, 7, 7)"));
     EXPECT_THAT(Err(Rel(op, {T({1, 3, 7, 7})}, {{"pool_size", Is({0, 0})}})),
-                HasSubstr("attribute 'pool_size' [0, 0] must be >= 1"));
+                HasSubstr("attribute 'pool_size' [0, 0] must be in [1, 2147483647]"));
     EXPECT_EQ(
         Code(Rel(op, {T({1, 7, 7, 3})}, {{"pool_size", Is({2, 2})}, {"layout", Str("NHWC")}})),
         absl::StatusCode::kUnimplemented);

@@ -396,6 +396,39 @@ TEST(ImporterTest, SamePaddingIsComputed) {
   }
 }
 
+// Found by lowering/frontend/onnx:importer_fuzz_test under UBSan: pads of int64's maximum
+// overflowed the output-extent arithmetic. Window attributes are bounded, and what is computed
+// from them checks for overflow, so every such model gets a clear error.
+TEST(ImporterTest, HugeWindowAttributesAreErrors) {
+  constexpr int64_t kHuge = std::numeric_limits<int64_t>::max();
+  struct Case {
+    const char* op;
+    const char* attr;
+    std::vector<int64_t> value;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"Conv", "pads", {kHuge, 7, 0, 0}, "attribute 'pads' [9223372036854775807, 7, 0, 0] must"},
+      {"Conv", "strides", {kHuge, 1}, "attribute 'strides' [9223372036854775807, 1] must be in"},
+      {"Conv", "dilations", {1, kHuge}, "attribute 'dilations' [1, 9223372036854775807] must"},
+      {"MaxPool", "kernel_shape", {kHuge, 2}, "kernel_shape [9223372036854775807, 2] must be in"},
+      {"ConvTranspose", "output_shape", {kHuge, kHuge}, "attribute 'output_padding' ["},
+  };
+  for (const Case& c : cases) {
+    ModelBuilder m;
+    m.Input("x", DType::kFloat32, {1, 1, 6, 6});
+    m.Initializer("w", F32({1, 1, 3, 3}, std::vector<double>(9, 1)));
+    const bool pool = std::string(c.op) == "MaxPool";
+    auto& node = pool ? m.Node(c.op, {"x"}, {"y"}) : m.Node(c.op, {"x", "w"}, {"y"});
+    if (pool && std::string(c.attr) != "kernel_shape") AttrInts(node, "kernel_shape", {2, 2});
+    AttrInts(node, c.attr, c.value);
+    m.Output("y");
+    absl::Status s = ImportStatus(m);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.op << " " << c.attr;
+    EXPECT_THAT(s.message(), HasSubstr(c.message)) << c.op << " " << c.attr;
+  }
+}
+
 TEST(ImporterTest, GeluIsDecomposed) {
   const std::vector<double> x = {-2, -0.5, 0, 1, 3};
   for (const char* domain : {"", "com.microsoft"}) {

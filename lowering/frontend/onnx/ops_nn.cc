@@ -3,10 +3,12 @@
 // variants run as 2-D ones over a unit height, and 3-D ones are not supported.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lowering/frontend/onnx/converter.h"
+#include "lowering/ir/ops/relation_util.h"
 #include "lowering/support/status_macros.h"
 
 namespace relay::frontend::onnx {
@@ -15,6 +17,18 @@ namespace {
 using ir::AttrValue;
 using ir::DType;
 using Ints = std::vector<int64_t>;
+using ir::ops::kMaxWindowAttr;
+// Padding arithmetic mixes extents (up to the tensor-size bound) with window attributes (up to
+// kMaxWindowAttr); their products need more than 64 bits before the result is checked.
+using Wide = __int128;
+
+// `v` as an int64, or an error naming what overflowed.
+absl::StatusOr<int64_t> FitInt64(NodeContext& ctx, Wide v, const std::string& what) {
+  if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min()) {
+    return ctx.Invalid(absl::StrCat(what, " overflows int64"));
+  }
+  return static_cast<int64_t>(v);
+}
 
 // The spatial rank of a conv/pool input: 1 or 2 (rank 3 or 4), else Unimplemented.
 absl::StatusOr<int> SpatialRank(NodeContext& ctx, const ir::Type& x) {
@@ -33,9 +47,9 @@ absl::StatusOr<Ints> SpatialAttr(NodeContext& ctx, const std::string& name, int 
                                     " values (one per spatial axis)"));
   }
   for (int64_t x : v) {
-    if (x < min_value) {
-      return ctx.Invalid(
-          absl::StrCat("attribute '", name, "' ", IntsStr(v), " must be >= ", min_value));
+    if (x < min_value || x > kMaxWindowAttr) {
+      return ctx.Invalid(absl::StrCat("attribute '", name, "' ", IntsStr(v), " must be in [",
+                                      min_value, ", ", kMaxWindowAttr, "]"));
     }
   }
   return v;
@@ -56,6 +70,10 @@ absl::StatusOr<Ints> ResolvePads(NodeContext& ctx, const Ints& in, const Ints& k
     }
     for (int64_t p : pads) {
       if (p < 0) return ctx.Unimplemented(absl::StrCat("negative pads ", IntsStr(pads)));
+      if (p > kMaxWindowAttr) {
+        return ctx.Invalid(
+            absl::StrCat("attribute 'pads' ", IntsStr(pads), " must be <= ", kMaxWindowAttr));
+      }
     }
     return pads;
   }
@@ -66,9 +84,13 @@ absl::StatusOr<Ints> ResolvePads(NodeContext& ctx, const Ints& in, const Ints& k
   }
   Ints pads(2 * n, 0);
   for (int i = 0; i < n; ++i) {
-    const int64_t out = (in[i] + strides[i] - 1) / strides[i];
-    const int64_t total =
-        std::max<int64_t>(0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in[i]);
+    const Wide out = (Wide{in[i]} + strides[i] - 1) / strides[i];
+    ASSIGN_OR_RETURN(
+        const int64_t total,
+        FitInt64(ctx,
+                 std::max<Wide>(
+                     0, (out - 1) * strides[i] + (Wide{kernel[i]} - 1) * dilations[i] + 1 - in[i]),
+                 "the padding of auto_pad " + auto_pad));
     const int64_t small = total / 2;
     pads[i] = auto_pad == "SAME_UPPER" ? small : total - small;
     pads[i + n] = total - pads[i];
@@ -156,17 +178,26 @@ absl::Status ConvertConvTranspose(NodeContext& ctx) {
   const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
   if (!output_shape.empty() || same) {
     if (output_shape.empty()) {
-      for (int i = 0; i < n; ++i) output_shape.push_back(in[i] * strides[i]);
+      for (int i = 0; i < n; ++i) {
+        ASSIGN_OR_RETURN(int64_t extent, FitInt64(ctx, Wide{in[i]} * strides[i],
+                                                  "the output extent of auto_pad " + auto_pad));
+        output_shape.push_back(extent);
+      }
     }
     if (static_cast<int>(output_shape.size()) != n) {
       return ctx.Invalid(absl::StrCat("attribute 'output_shape' ", IntsStr(output_shape),
                                       " must have ", n, " values"));
     }
     for (int i = 0; i < n; ++i) {
-      int64_t total = strides[i] * (in[i] - 1) + output_padding[i] +
-                      (kernel[i] - 1) * dilations[i] + 1 - output_shape[i];
+      ASSIGN_OR_RETURN(int64_t total,
+                       FitInt64(ctx,
+                                Wide{strides[i]} * (Wide{in[i]} - 1) + output_padding[i] +
+                                    (Wide{kernel[i]} - 1) * dilations[i] + 1 - output_shape[i],
+                                "the padding for 'output_shape' " + IntsStr(output_shape)));
       if (total < 0) {
-        output_padding[i] -= total;
+        ASSIGN_OR_RETURN(output_padding[i], FitInt64(ctx, Wide{output_padding[i]} - total,
+                                                     "the output padding for 'output_shape' " +
+                                                         IntsStr(output_shape)));
         total = 0;
       }
       const int64_t small = total / 2;
@@ -213,8 +244,10 @@ ConvertFn Pool(bool max) {
           absl::StrCat("attribute 'kernel_shape' ", IntsStr(kernel), " must have ", n, " values"));
     }
     for (int64_t k : kernel) {
-      if (k < 1)
-        return ctx.Invalid(absl::StrCat("kernel_shape ", IntsStr(kernel), " must be >= 1"));
+      if (k < 1 || k > kMaxWindowAttr) {
+        return ctx.Invalid(absl::StrCat("kernel_shape ", IntsStr(kernel), " must be in [1, ",
+                                        kMaxWindowAttr, "]"));
+      }
     }
     ASSIGN_OR_RETURN(Ints strides, SpatialAttr(ctx, "strides", n, 1, 1));
     ASSIGN_OR_RETURN(Ints dilations, SpatialAttr(ctx, "dilations", n, 1, 1));

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "lowering/frontend/onnx/converter.h"
 #include "lowering/frontend/onnx/tensor_proto.h"
+#include "lowering/ir/ops/relation_util.h"
 #include "lowering/support/status_macros.h"
 
 namespace relay::frontend::onnx {
@@ -355,6 +356,13 @@ absl::Status ConvertPad(NodeContext& ctx) {
   if (static_cast<int>(pads.size()) != 2 * rank) {
     return ctx.Invalid(absl::StrCat("pads ", IntsStr(pads), " must have ", 2 * rank,
                                     " values for the input ", ShapeStr(x.type.shape())));
+  }
+  for (int64_t p : pads) {
+    if (p < -ir::ops::kMaxWindowAttr || p > ir::ops::kMaxWindowAttr) {
+      return ctx.Invalid(absl::StrCat("pads ", IntsStr(pads), " must be in [",
+                                      -ir::ops::kMaxWindowAttr, ", ", ir::ops::kMaxWindowAttr,
+                                      "]"));
+    }
   }
   Ints width;
   bool crop = false;

@@ -104,7 +104,7 @@ absl::StatusOr<Type> Conv2DRel(const std::vector<Type>& args, const Attrs& attrs
   if (oh <= 0 || ow <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("the kernel ", kh, "x", kw, " of 'weight' ", S(weight), " (dilated ",
-                     dilation[0] * (kh - 1) + 1, "x", dilation[1] * (kw - 1) + 1,
+                     DilatedExtent(kh, dilation[0]), "x", DilatedExtent(kw, dilation[1]),
                      ") does not fit the padded input of 'data' ", S(data)));
   }
   return Type::Tensor({data.shape()[0], o, oh, ow}, out_dtype);
@@ -379,6 +379,10 @@ absl::StatusOr<Type> PadRel(const std::vector<Type>& args, const Attrs& attrs) {
       return absl::InvalidArgumentError(
           absl::StrCat("attribute 'pad_width' ", width_text, " has a negative width"));
     }
+    if (before > kMaxWindowAttr || after > kMaxWindowAttr) {
+      return absl::InvalidArgumentError(absl::StrCat("attribute 'pad_width' ", width_text,
+                                                     " has a width above ", kMaxWindowAttr));
+    }
     const int64_t n = data.shape()[i];
     // Edge padding repeats the border and reflect mirrors about it: both need elements there.
     if (mode == "edge" && n == 0 && before + after > 0) {
@@ -390,7 +394,10 @@ absl::StatusOr<Type> PadRel(const std::vector<Type>& args, const Attrs& attrs) {
           absl::StrCat("pad_mode \"reflect\" needs widths below the extent ", n, " of axis ", i,
                        " of 'data' ", S(data), ", got ", width_text));
     }
-    out[i] = n + before + after;
+    if (__builtin_add_overflow(n, before + after, &out[i])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "attribute 'pad_width' ", width_text, " overflows axis ", i, " of 'data' ", S(data)));
+    }
   }
   return Type::Tensor(std::move(out), data.dtype());
 }

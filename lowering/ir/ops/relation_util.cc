@@ -106,6 +106,11 @@ absl::StatusOr<Padding2D> NormalizePadding2D(const std::vector<int64_t>& padding
       return absl::InvalidArgumentError(absl::StrCat(
           "attribute '", attr_name, "' [", absl::StrJoin(padding, ", "), "] has a negative value"));
     }
+    if (p > kMaxWindowAttr) {
+      return absl::InvalidArgumentError(absl::StrCat("attribute '", attr_name, "' [",
+                                                     absl::StrJoin(padding, ", "),
+                                                     "] must be <= ", kMaxWindowAttr));
+    }
   }
   Padding2D out;
   switch (padding.size()) {
@@ -135,36 +140,62 @@ absl::StatusOr<std::array<int64_t, 2>> NormalizePair(const std::vector<int64_t>&
                                                    values.size(), " values; expected 1 or 2"));
   }
   for (int64_t v : values) {
-    if (v < min_value) {
+    if (v < min_value || v > kMaxWindowAttr) {
       return absl::InvalidArgumentError(absl::StrCat("attribute '", attr_name, "' [",
-                                                     absl::StrJoin(values, ", "),
-                                                     "] must be >= ", min_value));
+                                                     absl::StrJoin(values, ", "), "] must be in [",
+                                                     min_value, ", ", kMaxWindowAttr, "]"));
     }
   }
   return std::array<int64_t, 2>{values[0], values.size() == 2 ? values[1] : values[0]};
 }
 
+namespace {
+
+// The output-size formulas below take attribute values and extents straight from the input
+// (a model may carry any int64), so they compute in 128 bits, where no product of two int64s
+// overflows, and saturate the result; an absurd extent then fails the tensor-size check with a
+// clear error instead of wrapping around into a plausible shape.
+using Wide = __int128;
+
+int64_t Saturate(Wide v) {
+  if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
+  if (v < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
+// in + pad_lo + pad_hi - dilation * (kernel - 1) - 1: the last start position of the window.
+Wide WindowSpan(int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel, int64_t dilation) {
+  return Wide{in} + pad_lo + pad_hi - Wide{dilation} * (Wide{kernel} - 1) - 1;
+}
+
+}  // namespace
+
+int64_t DilatedExtent(int64_t kernel, int64_t dilation) {
+  return Saturate(Wide{dilation} * (Wide{kernel} - 1) + 1);
+}
+
 int64_t ConvOutputSize(int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel, int64_t stride,
                        int64_t dilation) {
-  const int64_t span = in + pad_lo + pad_hi - dilation * (kernel - 1) - 1;
+  const Wide span = WindowSpan(in, pad_lo, pad_hi, kernel, dilation);
   if (span < 0) return 0;
-  return span / stride + 1;
+  return Saturate(span / stride + 1);
 }
 
 int64_t ConvTransposeOutputSize(int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel,
                                 int64_t stride, int64_t dilation, int64_t output_padding) {
-  return (in - 1) * stride - pad_lo - pad_hi + dilation * (kernel - 1) + output_padding + 1;
+  return Saturate((Wide{in} - 1) * stride - pad_lo - pad_hi + Wide{dilation} * (Wide{kernel} - 1) +
+                  output_padding + 1);
 }
 
 int64_t PoolOutputSize(int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel, int64_t stride,
                        int64_t dilation, bool ceil_mode) {
-  const int64_t span = in + pad_lo + pad_hi - dilation * (kernel - 1) - 1;
+  const Wide span = WindowSpan(in, pad_lo, pad_hi, kernel, dilation);
   if (span < 0) return 0;
-  if (!ceil_mode) return span / stride + 1;
-  int64_t out = CeilDiv(span, stride) + 1;
+  if (!ceil_mode) return Saturate(span / stride + 1);
+  Wide out = (span + stride - 1) / stride + 1;
   // The last window must start before the right padding.
-  if ((out - 1) * stride >= in + pad_lo) --out;
-  return out;
+  if ((out - 1) * stride >= Wide{in} + pad_lo) --out;
+  return Saturate(out);
 }
 
 absl::StatusOr<Shape> InferReshape(const Shape& in, const std::vector<int64_t>& newshape,

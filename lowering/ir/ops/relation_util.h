@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,12 @@ absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b);
 // Maps an axis in [-ndim, ndim) to [0, ndim). Error: "axis 4 is out of range for rank 4".
 absl::StatusOr<int> NormalizeAxis(int64_t axis, int ndim);
 
+// The largest padding, stride, dilation, window size or output padding a conv or pool accepts.
+// Real models use single digits; the bound keeps every index computed from them (and from
+// extents, which the tensor-size check bounds) far from int64 overflow in relations, the
+// interpreter and generated kernels alike.
+inline constexpr int64_t kMaxWindowAttr = std::numeric_limits<int32_t>::max();
+
 // Conv/pool padding in its normal form. TVM accepts [p], [ph, pw] and [top, left, bottom,
 // right]; attributes are stored as written, so every user normalises through this.
 struct Padding2D {
@@ -71,6 +78,10 @@ absl::StatusOr<Padding2D> NormalizePadding2D(const std::vector<int64_t>& padding
 absl::StatusOr<std::array<int64_t, 2>> NormalizePair(const std::vector<int64_t>& values,
                                                      const std::string& attr_name,
                                                      int64_t min_value);
+
+// The extent a kernel of `kernel` taps covers with `dilation`: dilation * (kernel - 1) + 1,
+// saturated at int64's maximum.
+int64_t DilatedExtent(int64_t kernel, int64_t dilation);
 
 // Output extent of a convolution along one axis:
 //   (in + pad_lo + pad_hi - dilation * (kernel - 1) - 1) / stride + 1   (floor).
