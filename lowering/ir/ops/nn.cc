@@ -334,9 +334,10 @@ absl::StatusOr<Type> Pool2DRel(const std::vector<Type>& args, const Attrs& attrs
   const int64_t ow = PoolOutputSize(data.shape()[3], pad.left, pad.right, pool[1], strides[1],
                                     dilation[1], ceil_mode);
   if (oh <= 0 || ow <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "pool_size [", pool[0], ", ", pool[1], "] (dilated ", dilation[0] * (pool[0] - 1) + 1, "x",
-        dilation[1] * (pool[1] - 1) + 1, ") does not fit the padded input of 'data' ", S(data)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("pool_size [", pool[0], ", ", pool[1], "] (dilated ",
+                     DilatedExtent(pool[0], dilation[0]), "x", DilatedExtent(pool[1], dilation[1]),
+                     ") does not fit the padded input of 'data' ", S(data)));
   }
   Shape out = {data.shape()[0], data.shape()[1], oh, ow};
   if (block != 0) out.push_back(block);
