@@ -10,6 +10,7 @@
 #include "lowering/frontend/onnx/converter.h"
 #include "lowering/ir/ops/relation_util.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/support/wide_int.h"
 
 namespace relay::frontend::onnx {
 namespace {
@@ -20,13 +21,11 @@ using Ints = std::vector<int64_t>;
 using ir::ops::kMaxWindowAttr;
 // Padding arithmetic mixes extents (up to the tensor-size bound) with window attributes (up to
 // kMaxWindowAttr); their products need more than 64 bits before the result is checked.
-using Wide = __int128;
+using Wide = Int128;
 
 // `v` as an int64, or an error naming what overflowed.
 absl::StatusOr<int64_t> FitInt64(NodeContext& ctx, Wide v, const std::string& what) {
-  if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min()) {
-    return ctx.Invalid(absl::StrCat(what, " overflows int64"));
-  }
+  if (!FitsInt64(v)) return ctx.Invalid(absl::StrCat(what, " overflows int64"));
   return static_cast<int64_t>(v);
 }
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "lowering/ir/layout.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/support/wide_int.h"
 
 namespace relay::ir::ops {
 namespace {
@@ -155,13 +156,8 @@ namespace {
 // (a model may carry any int64), so they compute in 128 bits, where no product of two int64s
 // overflows, and saturate the result; an absurd extent then fails the tensor-size check with a
 // clear error instead of wrapping around into a plausible shape.
-using Wide = __int128;
-
-int64_t Saturate(Wide v) {
-  if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
-  if (v < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
+using Wide = Int128;
+constexpr auto Saturate = SaturateInt64;
 
 // in + pad_lo + pad_hi - dilation * (kernel - 1) - 1: the last start position of the window.
 Wide WindowSpan(int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel, int64_t dilation) {
