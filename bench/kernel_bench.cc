@@ -143,7 +143,8 @@ int main(int argc, char** argv) {
     relay::tuning::TimingOptions timing;
     timing.warmup = 2;
     timing.runs = runs;
-    timing.cold = cold;
+    timing.cache = cold ? relay::tuning::TimingOptions::Cache::kCold
+                        : relay::tuning::TimingOptions::Cache::kWarm;
     timing.thread_cpu_time = getenv("KB_WALL") == nullptr;
     // The minimum by default: on a shared machine, the run least disturbed by others.
     timing.minimum = getenv("KB_MEDIAN") == nullptr;

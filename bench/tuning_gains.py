@@ -2,13 +2,14 @@
 """Per-kernel gains of tuning, from the profiler, in the model (not in isolation):
 
     bench/run --compare_tuning --models ocr_det      # builds both binaries
-    python3 bench/tuning_gains.py ocr_det [--threads 1] [--rounds 5] [--runs 20]
+    python3 bench/tuning_gains.py ocr_det [--threads 1] [--rounds 5] [--runs 20] [--target T]
 
 Runs the tuned benchmark binary (bazel-bin, as bench/run built it) and the untuned one
 (bench/out/untuned) alternately, each with the profiler's trace (RELAY_PROFILE_TRACE), and
 prints, per kernel, the median over rounds of its summed call times in each, the ratio, and
-whether its record changed its schedule (knobs other than the default's: the tuning database
-records both). Kernels are listed by time saved, then the totals. Standard library only.
+whether its record for the target changed its schedule (a record that kept the default's knobs
+has its time equal to the default's). Kernels are listed by time saved, then the totals.
+Standard library only.
 """
 
 import argparse
@@ -40,7 +41,12 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--tuning", default=os.path.join(ROOT, "models", "kernels", "tuning.jsonl"))
+    p.add_argument("--target", default="", help="the binaries' target (default: this machine's, "
+                   "as bench/run picks it)")
     args = p.parse_args()
+    if not args.target:
+        args.target = subprocess.run([os.path.join(ROOT, "toolchains", "host_target.sh")],
+                                     text=True, stdout=subprocess.PIPE, check=True).stdout.strip()
     bin_dir = subprocess.run(["bazel", "info", "-c", "opt", "bazel-bin"], cwd=ROOT, text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.strip()
     tuned_bin = os.path.join(bin_dir, "bench", f"bench_{args.model}")
@@ -53,7 +59,7 @@ def main():
         for line in f:
             if line.strip():
                 r = json.loads(line)
-                if r["time_us"] != r["default_us"]:
+                if r["target"] == args.target and r["time_us"] != r["default_us"]:
                     changed.add(r["kernel"])
     work = os.path.join(ROOT, "bench", "out", f"gains_{args.model}_t{args.threads}")
     os.makedirs(work, exist_ok=True)

@@ -6,11 +6,13 @@
 #include <map>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "lowering/graph/footprint.h"
 #include "lowering/graph/graph_json.h"
 #include "lowering/io/file.h"
 #include "lowering/jit/kernel_cache.h"
@@ -28,9 +30,17 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// The kernel files to tune, heaviest first for a graph.
-absl::StatusOr<std::vector<std::string>> KernelFiles(const TuneRequest& r) {
-  if (r.files.size() != 1 || !absl::EndsWith(r.files[0], ".graph.json")) return r.files;
+// What to tune: the kernel files (heaviest first for a graph), and for a graph the bytes one
+// inference touches (0 for kernel files: no model around them).
+struct TuneWork {
+  std::vector<std::string> files;
+  int64_t inference_bytes = 0;
+};
+
+absl::StatusOr<TuneWork> KernelFiles(const TuneRequest& r) {
+  if (r.files.size() != 1 || !absl::EndsWith(r.files[0], ".graph.json")) {
+    return TuneWork{r.files, 0};
+  }
   if (r.kernel_dir.empty()) {
     return absl::InvalidArgumentError("tune: a .graph.json needs --kernel_dir DIR");
   }
@@ -46,9 +56,12 @@ absl::StatusOr<std::vector<std::string>> KernelFiles(const TuneRequest& r) {
   std::stable_sort(ids.begin(), ids.end(), [&](const std::string& a, const std::string& b) {
     return weight[a] > weight[b];
   });
-  std::vector<std::string> files;
-  for (const std::string& id : ids) files.push_back(absl::StrCat(r.kernel_dir, "/", id, ".relay"));
-  return files;
+  TuneWork work;
+  for (const std::string& id : ids) {
+    work.files.push_back(absl::StrCat(r.kernel_dir, "/", id, ".relay"));
+  }
+  work.inference_bytes = graph::InferenceBytes(g);
+  return work;
 }
 
 }  // namespace
@@ -60,7 +73,8 @@ absl::Status TuneCommand(const TuneRequest& r) {
     return absl::InvalidArgumentError(
         absl::StrCat("tune: target ", r.target, " is not a CPU target this machine runs"));
   }
-  ASSIGN_OR_RETURN(std::vector<std::string> files, KernelFiles(r));
+  ASSIGN_OR_RETURN(TuneWork work, KernelFiles(r));
+  const std::vector<std::string>& files = work.files;
   std::vector<tuning::Record> db;
   if (!r.tuning.empty()) {
     absl::StatusOr<std::vector<tuning::Record>> read = tuning::ReadDatabase(r.tuning);
@@ -77,6 +91,12 @@ absl::Status TuneCommand(const TuneRequest& r) {
   options.cpu = tuning::CpuModel();
   ASSIGN_OR_RETURN(options.relayc, jit::RelaycVersion());
   options.log = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
+  if (work.inference_bytes > 0) {
+    // A model's kernel is timed in the caches its model leaves it (TimingOptions::evict_bytes).
+    options.timing.evict_bytes = static_cast<size_t>(work.inference_bytes);
+    std::fprintf(stderr, "tune: one inference touches %.1f MiB; kernels are timed after as much\n",
+                 static_cast<double>(work.inference_bytes) / (1 << 20));
+  }
   const auto start = std::chrono::steady_clock::now();
   int tuned = 0, skipped = 0;
   for (size_t i = 0; i < files.size(); ++i) {

@@ -33,17 +33,34 @@ double ThreadCpuUs() {
   return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
 }
 
-// Writes and reads a buffer larger than the caches, so that the next call finds its inputs and
-// weights in memory, as a model's kernel finds the weights that no kernel before it read.
-void EvictCaches() {
-  static std::vector<float> junk(64 << 20 >> 2);
+// Writes and reads `bytes` of a buffer of its own, so that the next call finds what it reads
+// where that much other traffic leaves it (in memory, once `bytes` exceeds the caches).
+void EvictCaches(size_t bytes) {
+  static std::vector<float> junk;
+  if (junk.size() < bytes / sizeof(float)) junk.resize(bytes / sizeof(float));
+  const size_t n = bytes / sizeof(float);
   float sum = 0;
-  for (size_t i = 0; i < junk.size(); i += 16) {
+  for (size_t i = 0; i < n; i += 16) {
     junk[i] += 1.0f;
     sum += junk[i];
   }
   static volatile float sink = 0;
   sink = sink + sum;
+}
+
+// Reads every cache line of [p, p + bytes), bringing it into the caches.
+void TouchBytes(const void* p, size_t bytes) {
+  const unsigned char* b = static_cast<const unsigned char*>(p);
+  unsigned sum = 0;
+  for (size_t i = 0; i < bytes; i += 64) sum += b[i];
+  static volatile unsigned sink = 0;
+  sink = sink + sum;
+}
+
+// One empty parallel loop: the pool's workers run it and then spin, awake, for the next one.
+void WakeWorkers() {
+  RelayParallelFor(
+      RelayGetNumThreads(), [](int64_t, int64_t, void*) {}, nullptr);
 }
 
 }  // namespace
@@ -139,7 +156,13 @@ absl::StatusOr<double> TimeKernel(codegen::KernelFunction fn, const KernelArgs& 
   const bool cpu_time = options.thread_cpu_time && RelayGetNumThreads() == 1;
   std::vector<double> us;
   for (int r = 0; r < options.warmup + std::max(1, options.runs); ++r) {
-    if (options.cold) EvictCaches();
+    if (options.cache != TimingOptions::Cache::kWarm) EvictCaches(options.evict_bytes);
+    if (options.cache == TimingOptions::Cache::kModel && !args.specs().empty()) {
+      TouchBytes(args.pointers()[0], args.bytes(0));
+    }
+    // The eviction outlasts the workers' spinning, and a sleeping worker takes tens of
+    // microseconds to wake; in a model the kernels follow each other and find them awake.
+    if (options.cache != TimingOptions::Cache::kWarm) WakeWorkers();
     const double start = cpu_time ? ThreadCpuUs() : NowUs();
     if (fn(args.pointers()) != 0) {
       return absl::InternalError(absl::StrCat("kernel failed: ", RelayGetLastError()));

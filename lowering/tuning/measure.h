@@ -57,7 +57,23 @@ struct TimingOptions {
   // With one thread, the calling thread's CPU time (which other processes on the machine
   // disturb less) instead of wall time.
   bool thread_cpu_time = true;
-  bool cold = false;     // caches evicted before each call
+  // The caches' state before each call.
+  enum class Cache {
+    kWarm,  // as the previous call left them: every operand in cache if it fits
+    kCold,  // evicted: every operand comes from memory
+    // Evicted, then the first argument read back: a kernel's state in a model, where its first
+    // input (the activation; a conv's, a matmul's or an elementwise op's data) was just written
+    // by the kernel before it, and its weights, its other inputs and its output were last
+    // touched long ago. AutoTVM's CPU cache flush leaves the first argument alone for the
+    // same reason.
+    kModel,
+  };
+  Cache cache = Cache::kWarm;
+  // How many bytes kCold and kModel pass through the caches before a call. The default is
+  // larger than any cache of this machine; for a kernel of a model, the bytes one inference
+  // touches (its weights and its live activations) leave the kernel's weights where the rest of
+  // the model leaves them: in the last-level cache when the model fits there, else in memory.
+  size_t evict_bytes = size_t{64} << 20;
   bool minimum = false;  // the fastest run instead of the median
 };
 
