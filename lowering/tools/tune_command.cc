@@ -12,7 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "lowering/graph/footprint.h"
+#include "lowering/assemble/assemble.h"
+#include "lowering/assemble/memory_plan.h"
 #include "lowering/graph/graph_json.h"
 #include "lowering/io/file.h"
 #include "lowering/jit/kernel_cache.h"
@@ -28,6 +29,21 @@ namespace {
 std::string BaseName(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The bytes one inference of `g` touches: what the rest of a model passes through the caches
+// between two calls of one of its kernels. Its inputs, weights and outputs, and the most
+// temporary bytes live at once (the memory plan that assemble and the JIT use; its arena may
+// hold holes that no call touches).
+int64_t InferenceBytes(const graph::Graph& g) {
+  const assemble::MemoryPlan plan = assemble::PlanMemory(g);
+  int64_t bytes = plan.peak_live_bytes;
+  for (const graph::Buffer& b : g.buffers) {
+    if (plan.offsets[b.id] == assemble::MemoryPlan::kNotInArena) {
+      bytes += assemble::BufferBytes(b);
+    }
+  }
+  return bytes;
 }
 
 // What to tune: the kernel files (heaviest first for a graph), and for a graph the bytes one
@@ -46,6 +62,7 @@ absl::StatusOr<TuneWork> KernelFiles(const TuneRequest& r) {
   }
   ASSIGN_OR_RETURN(std::string text, io::ReadFile(r.files[0]));
   ASSIGN_OR_RETURN(graph::Graph g, graph::GraphFromJson(text, r.files[0]));
+  RETURN_IF_ERROR(assemble::ValidateGraph(g));  // PlanMemory's precondition
   ASSIGN_OR_RETURN(auto summaries, graph::KernelSummariesFromJson(text, r.files[0]));
   std::map<std::string, int64_t> weight;
   for (const graph::KernelCall& call : g.calls) {
@@ -60,7 +77,7 @@ absl::StatusOr<TuneWork> KernelFiles(const TuneRequest& r) {
   for (const std::string& id : ids) {
     work.files.push_back(absl::StrCat(r.kernel_dir, "/", id, ".relay"));
   }
-  work.inference_bytes = graph::InferenceBytes(g);
+  work.inference_bytes = InferenceBytes(g);
   return work;
 }
 

@@ -156,13 +156,15 @@ absl::StatusOr<double> TimeKernel(codegen::KernelFunction fn, const KernelArgs& 
   const bool cpu_time = options.thread_cpu_time && RelayGetNumThreads() == 1;
   std::vector<double> us;
   for (int r = 0; r < options.warmup + std::max(1, options.runs); ++r) {
-    if (options.cache != TimingOptions::Cache::kWarm) EvictCaches(options.evict_bytes);
-    if (options.cache == TimingOptions::Cache::kModel && !args.specs().empty()) {
-      TouchBytes(args.pointers()[0], args.bytes(0));
+    if (options.cache != TimingOptions::Cache::kWarm) {
+      EvictCaches(options.evict_bytes);
+      if (options.cache == TimingOptions::Cache::kModel && !args.specs().empty()) {
+        TouchBytes(args.pointers()[0], args.bytes(0));
+      }
+      // The eviction outlasts the workers' spinning, and a sleeping worker takes tens of
+      // microseconds to wake; in a model the kernels follow each other and find them awake.
+      WakeWorkers();
     }
-    // The eviction outlasts the workers' spinning, and a sleeping worker takes tens of
-    // microseconds to wake; in a model the kernels follow each other and find them awake.
-    if (options.cache != TimingOptions::Cache::kWarm) WakeWorkers();
     const double start = cpu_time ? ThreadCpuUs() : NowUs();
     if (fn(args.pointers()) != 0) {
       return absl::InternalError(absl::StrCat("kernel failed: ", RelayGetLastError()));
