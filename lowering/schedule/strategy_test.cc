@@ -238,9 +238,11 @@ def @main(%x: Tensor[(1, 2, 4, 56, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16
         << target;
     EXPECT_EQ(absl::StrContains(text, "for (h, 0, 2) unrolled"), rows) << target;
     // Under AVX2 the padding is a pass of its own, its threads splitting rows (h before c) as
-    // the conv's do (under AVX-512 one tile holds both blocks: bands pad their own rows).
+    // the conv's do, each padded row (w, cb) one vector loop (under AVX-512 one tile holds both
+    // blocks: bands pad their own rows).
     if (rows) {
-      EXPECT_THAT(text, HasSubstr("for (i0.i2.fused.i1.fused.i3.fused, 0, 696) parallel {"));
+      EXPECT_THAT(text, HasSubstr("for (i0.i2.fused.i1.fused, 0, 12) parallel {\n"
+                                  "      for (i3.i4.fused, 0, 928) vectorized {"));
     }
   }
   ExpectRightOnEveryTarget(m, 19);

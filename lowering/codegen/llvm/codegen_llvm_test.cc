@@ -583,6 +583,26 @@ TEST(CodegenIrTest, PaddedRowInteriorIsPlainVectorLoads) {
   EXPECT_THAT(*ir, HasSubstr("load <8 x float>, <8 x float>*"));
 }
 
+// A blocked map's padded row (w, cb) as one loop v = w * 16 + cb: the interior chunks read
+// x[(w - 1) * 16 + cb] = x[v - 16] as plain vector loads too.
+TEST(CodegenIrTest, BlockedPaddedRowInteriorIsPlainVectorLoads) {
+  const int64_t w = 58, block = 16;
+  Buffer x = Param("x", DT::kFloat32, (w - 2) * block), out = Param("out", DT::kFloat32, w * block);
+  PrimExpr v = tir::MakeVar("v");
+  PrimExpr col = tir::FloorDiv(v, I(block));
+  PrimExpr inside =
+      Bin(ExprKind::kAnd, Bin(ExprKind::kGE, col, I(1)), Bin(ExprKind::kLT, col, I(w - 1)));
+  PrimExpr clamped = Bin(ExprKind::kMin, Bin(ExprKind::kMax, col - I(1), I(0)), I(w - 3));
+  PrimExpr read = Ld(x, clamped * I(block) + tir::FloorMod(v, I(block)));
+  absl::StatusOr<std::string> ir = EmitLLVMText(
+      Func("k_pad_blocked", {x, out}, 1,
+           For(v, w * block, tir::MakeStore(out, v, tir::MakeSelect(inside, read, F(0))),
+               ForKind::kVectorized)),
+      GetTarget("x86-64-avx2"), /*optimize=*/false);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_THAT(*ir, HasSubstr("load <8 x float>, <8 x float>*"));
+}
+
 // A padded row of one vector (a 7x7 map's row under AVX2): both borders inside the one chunk,
 // whose lanes read x at constant offsets from lane 0 (clamped at both ends): one load of the
 // window they span and a shuffle, the column tests folded to a constant mask.

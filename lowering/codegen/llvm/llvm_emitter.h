@@ -151,6 +151,8 @@ class LlvmEmitter : public CodeGenBase<llvm::Value*> {
                                llvm::Value* start, int width);
   std::vector<Stmt> Specialize(const std::vector<Stmt>& stores, const ExprNode* var, int64_t lo,
                                int64_t hi) const;
+  int64_t EdgeChunks(const std::vector<Stmt>& stores, const ExprNode* var, int64_t lo, int64_t full,
+                     int lanes) const;
   absl::Status EmitVectorPiece(const std::vector<Stmt>& stores, const ExprNode* var, int64_t lo,
                                int64_t hi, int width, bool loop);
   bool IsShortLoop(const Stmt& s) const;

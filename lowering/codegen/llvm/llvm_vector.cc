@@ -377,11 +377,43 @@ absl::Status LlvmEmitter::EmitVectorPiece(const std::vector<Stmt>& stores, const
       md);
 }
 
+// The selects and clamps left in `stores`: what a piece's range did not fold away.
+static int64_t Unfolded(const std::vector<Stmt>& stores) {
+  int64_t n = 0;
+  for (const Stmt& st : stores) {
+    for (const PrimExpr& e : {st->index(), st->value()}) {
+      tir::VisitExpr(e, [&](const PrimExpr& x) {
+        n += x->kind() == ExprKind::kSelect || x->kind() == ExprKind::kMin ||
+             x->kind() == ExprKind::kMax;
+        return true;
+      });
+    }
+  }
+  return n;
+}
+
+// How many chunks each border piece of a loop of `full` chunks from `lo` takes: the fewest
+// (1, 2 or 4) that leave the middle loop with the least to test. A blocked map's padded row
+// (w, cb) has a border of one pixel, 16 lanes: two chunks under AVX2, one under AVX-512.
+int64_t LlvmEmitter::EdgeChunks(const std::vector<Stmt>& stores, const ExprNode* var, int64_t lo,
+                                int64_t full, int lanes) const {
+  int64_t best = 1, least = -1;
+  for (int64_t edge = 1; edge <= 4 && full > 2 * edge + 2; edge *= 2) {
+    const int64_t n =
+        Unfolded(Specialize(stores, var, lo + edge * lanes, lo + (full - edge) * lanes - 1));
+    if (least < 0 || n < least) {
+      least = n;
+      best = edge;
+    }
+  }
+  return best;
+}
+
 // A vectorized loop as explicit vector code when it qualifies (see the note above); false
 // (nothing emitted) otherwise. Pieces: up to four whole chunks in line; more as the first
-// chunk, a loop over the middle ones and the last one (so that a padding's border chunks and
-// its interior are specialized apart); then halves of a chunk; each piece's stores are
-// specialized to its range of the loop variable.
+// chunk(s), a loop over the middle ones and the last one(s) (so that a padding's border chunks
+// and its interior are specialized apart; `EdgeChunks`); then halves of a chunk; each piece's
+// stores are specialized to its range of the loop variable.
 absl::StatusOr<bool> LlvmEmitter::TryEmitVectorLoop(const Stmt& s) {
   const PrimExpr& var = s->loop_var();
   const std::optional<int64_t> min = tir::AsConstInt(s->min());
@@ -414,9 +446,10 @@ absl::StatusOr<bool> LlvmEmitter::TryEmitVectorLoop(const Stmt& s) {
   const int64_t full = *extent / lanes;
   int64_t pos = *min;
   if (full > 4) {
-    pieces.push_back({pos, pos + lanes, lanes, false});
-    pieces.push_back({pos + lanes, pos + (full - 1) * lanes, lanes, true});
-    pieces.push_back({pos + (full - 1) * lanes, pos + full * lanes, lanes, false});
+    const int64_t edge = EdgeChunks(stores, var.get(), pos, full, lanes);
+    pieces.push_back({pos, pos + edge * lanes, lanes, false});
+    pieces.push_back({pos + edge * lanes, pos + (full - edge) * lanes, lanes, true});
+    pieces.push_back({pos + (full - edge) * lanes, pos + full * lanes, lanes, false});
   } else {
     for (int64_t c = 0; c < full; ++c) {
       pieces.push_back({pos + c * lanes, pos + (c + 1) * lanes, lanes, false});
