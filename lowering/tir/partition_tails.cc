@@ -82,6 +82,7 @@ class SplitFinder {
         if (!vector_vars_.empty()) {
           ConsiderClampsIn(s->index());
           ConsiderClampsIn(s->value());
+          ConsiderSelectsIn(s->value());
         }
         return;
       case StmtKind::kBarrier:
@@ -116,6 +117,50 @@ class SplitFinder {
       const Interval b = BoundOf(clamp->operands()[1], ranges);
       if (!a.bounded() || !b.bounded()) return false;
       return a.max <= b.min || b.max <= a.min;
+    };
+    ProposeSplits(decided, /*heads=*/true);
+  }
+
+  // The integer comparisons in select conditions of vector code that mention `var`: a pool's
+  // inlined padding, select((w*2 + rx) >= 1, x[..., max(w*2 + rx - 1, 0), ...], -inf), tests
+  // every lane of every tap, though only the first column fails. Split off the iterations
+  // where a comparison can go either way (a head or a tail, like a clamp), the rest simplify
+  // to plain loads (ResNet-18's 3x3/2 max pool, AVX-512: 0.17 -> 0.10 ms).
+  void ConsiderSelectsIn(const PrimExpr& e) {
+    VisitExpr(e, [&](const PrimExpr& x) {
+      if (x->kind() != ExprKind::kSelect) return true;
+      std::vector<PrimExpr> terms;
+      Conjuncts(x->operands()[0], &terms);
+      for (const PrimExpr& t : terms) {
+        if (IsOrdering(t) && ir::IsInt(t->operands()[0]->dtype()) && Mentions(t, var_.get())) {
+          ConsiderComparison(t);
+        }
+      }
+      return true;
+    });
+  }
+
+  static bool IsOrdering(const PrimExpr& e) {
+    const ExprKind k = e->kind();
+    return k == ExprKind::kLT || k == ExprKind::kLE || k == ExprKind::kGT || k == ExprKind::kGE;
+  }
+
+  // A comparison is decided where the ranges prove it true or prove it false.
+  void ConsiderComparison(const PrimExpr& c) {
+    auto decided = [&](const VarRanges& ranges) {
+      const Interval a = BoundOf(c->operands()[0], ranges);
+      const Interval b = BoundOf(c->operands()[1], ranges);
+      if (!a.bounded() || !b.bounded()) return false;
+      switch (c->kind()) {
+        case ExprKind::kLT:
+          return a.max < b.min || a.min >= b.max;
+        case ExprKind::kLE:
+          return a.max <= b.min || a.min > b.max;
+        case ExprKind::kGT:
+          return a.min > b.max || a.max <= b.min;
+        default:  // kGE
+          return a.min >= b.max || a.max < b.min;
+      }
     };
     ProposeSplits(decided, /*heads=*/true);
   }

@@ -16,9 +16,11 @@
 //
 // A guard qualifies when it is `a < b` or `a <= b` (conjunctions: each term) with `a - b`
 // growing with the loop variable; the split point is the first iteration at which the interval
-// bounds of the enclosing loops no longer prove it. Only serial loops with constant bounds are
-// partitioned (never parallel, vector, unrolled or GPU-bound ones), and only when both parts
-// are non-empty.
+// bounds of the enclosing loops no longer prove it. Inside vector code, so do integer clamps
+// of a lane's load index and integer comparisons in select conditions (a pool's inlined
+// padding), at either end: the loop splits where they become decided. Only serial loops with
+// constant bounds are partitioned (never parallel, vector, unrolled or GPU-bound ones), and only
+// when both parts are non-empty.
 #ifndef RULES_RELAY_LOWERING_TIR_PARTITION_TAILS_H_
 #define RULES_RELAY_LOWERING_TIR_PARTITION_TAILS_H_
 

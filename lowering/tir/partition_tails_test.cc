@@ -84,5 +84,30 @@ TEST(PartitionTailsTest, ClampsOutsideTheLanesStay) {
   EXPECT_THAT(text, Not(HasSubstr(".tail"))) << text;
 }
 
+// A 3-wide stride-2 max pool's row with its padding inlined: each tap tests its column, though
+// only the first output column reads the padding. The first column gets a loop of its own; the
+// others read without the select or the clamp.
+TEST(PartitionTailsTest, SelectsOnAColumnSplitOffTheBorder) {
+  Buffer in = BufferNode::Make("in", DType::kFloat32, {16 * 4}, Scope::kParam);
+  Buffer out = BufferNode::Make("out", DType::kFloat32, {8 * 4}, Scope::kParam);
+  PrimExpr w = MakeVar("w"), rx = MakeVar("rx"), cb = MakeVar("cb");
+  PrimExpr col = w * I(2) + rx - I(1);
+  PrimExpr tap = MakeSelect(MakeBinary(ExprKind::kGE, w * I(2) + rx, I(1)),
+                            MakeLoad(in, Max(col, I(0)) * I(4) + cb), FloatImm(-1e30));
+  PrimExpr at = w * I(4) + cb;
+  Stmt body = MakeFor(
+      w, I(0), I(8), ForKind::kSerial,
+      MakeFor(rx, I(0), I(3), ForKind::kSerial,
+              MakeFor(cb, I(0), I(4), ForKind::kVectorized,
+                      MakeStore(out, at, MakeBinary(ExprKind::kMax, MakeLoad(out, at), tap)))));
+  const PrimFunc func{"pool", {in, out}, 1, body};
+  const PrimFunc split = PartitionTails(func);
+  const std::string text = PrimFuncToString(split);
+  EXPECT_THAT(text, HasSubstr("for (w.tail, 1, 7) {")) << text;
+  EXPECT_THAT(text, HasSubstr("in[((((w.tail*8) + (rx.tail*4)) + cb.tail) - 4)]")) << text;
+  EXPECT_THAT(text, Not(HasSubstr("select("))) << text;
+  EXPECT_EQ(Outputs(split), Outputs(func));
+}
+
 }  // namespace
 }  // namespace relay::tir
