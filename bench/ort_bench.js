@@ -1,8 +1,10 @@
 // ONNX Runtime's side of bench/run: runs an ONNX model on the .npy inputs bench_<model> wrote,
 // with a given thread count, and prints its median latency.
 //
-//   node bench/ort_bench.js MODEL.onnx DIR THREADS RUNS WARMUP
+//   node bench/ort_bench.js MODEL.onnx DIR THREADS RUNS WARMUP [PROFILE_PREFIX]
 //
+// With PROFILE_PREFIX, ONNX Runtime's profiler writes every node's time of every run to
+// PROFILE_PREFIX_<date>.json (bench/layers.py reads it).
 // Reads DIR/input_<name>.npy for every input of the model, runs WARMUP untimed and RUNS timed
 // inferences (intra-op threads = THREADS, inter-op 1, sequential execution, all graph
 // optimizations), writes the outputs as DIR/ort_output_<i>.npy (in the model's output order)
@@ -60,9 +62,9 @@ function writeNpy(file, tensor) {
 }
 
 async function main() {
-  const [model, dir, threadsArg, runsArg, warmupArg] = process.argv.slice(2);
+  const [model, dir, threadsArg, runsArg, warmupArg, profilePrefix] = process.argv.slice(2);
   if (warmupArg === undefined) {
-    console.error('usage: node ort_bench.js MODEL.onnx DIR THREADS RUNS WARMUP');
+    console.error('usage: node ort_bench.js MODEL.onnx DIR THREADS RUNS WARMUP [PROFILE_PREFIX]');
     process.exit(2);
   }
   const threads = Number(threadsArg), runs = Number(runsArg), warmup = Number(warmupArg);
@@ -71,6 +73,8 @@ async function main() {
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    enableProfiling: profilePrefix !== undefined,
+    profileFilePrefix: profilePrefix,
   });
   const feeds = {};
   for (const name of session.inputNames) {
@@ -87,6 +91,7 @@ async function main() {
   session.outputNames.forEach((name, i) => {
     writeNpy(path.join(dir, `ort_output_${i}.npy`), results[name]);
   });
+  if (profilePrefix !== undefined) session.endProfiling();
   ms.sort((a, b) => a - b);
   const n = ms.length;
   const median = n % 2 === 1 ? ms[(n - 1) / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
