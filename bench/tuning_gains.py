@@ -2,14 +2,22 @@
 """Per-kernel gains of tuning, from the profiler, in the model (not in isolation):
 
     bench/run --compare_tuning --models ocr_det      # builds both binaries
-    python3 bench/tuning_gains.py ocr_det [--threads 1] [--rounds 5] [--runs 20] [--target T]
+    python3 bench/tuning_gains.py ocr_det [--threads 1,2] [--rounds 5] [--runs 20] [--target T]
+        [--prune]
 
 Runs the tuned benchmark binary (bazel-bin, as bench/run built it) and the untuned one
 (bench/out/untuned) alternately, each with the profiler's trace (RELAY_PROFILE_TRACE), and
-prints, per kernel, the median over rounds of its summed call times in each, the ratio, and
-whether its record for the target changed its schedule (a record that kept the default's knobs
-has its time equal to the default's). Kernels are listed by time saved, then the totals.
-Standard library only.
+prints, per thread count and kernel, the median over rounds of its summed call times in each,
+the ratio, and whether its record for the target changed its schedule (a record that kept the
+default's knobs has its time equal to the default's). Kernels are listed by time saved, then the
+totals. Standard library only.
+
+--prune: a record that the model does not confirm, slower in the model than the default at every
+thread count measured and by more than 3 % at one, is set back to the default's knobs in the
+database (knobs {}, time_us = default_us: the form of a record whose default won the tuner), so
+that the next build compiles that kernel with the default schedule and `.tune` does not search
+it again. A kernel timed alone, even in the model's cache state, can win in the tuner and lose
+among its neighbours (docs/tuning.md, "Confirming records in the model").
 """
 
 import argparse
@@ -37,13 +45,16 @@ def kernel_times(binary, work, threads, runs):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("model")
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--threads", default="1", help="thread counts, comma-separated")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--tuning", default=os.path.join(ROOT, "models", "kernels", "tuning.jsonl"))
     p.add_argument("--target", default="", help="the binaries' target (default: this machine's, "
                    "as bench/run picks it)")
+    p.add_argument("--prune", action="store_true",
+                   help="set records the model does not confirm back to the default")
     args = p.parse_args()
+    thread_counts = [int(t) for t in args.threads.split(",")]
     if not args.target:
         args.target = subprocess.run([os.path.join(ROOT, "toolchains", "host_target.sh")],
                                      text=True, stdout=subprocess.PIPE, check=True).stdout.strip()
@@ -61,19 +72,32 @@ def main():
                 r = json.loads(line)
                 if r["target"] == args.target and r["time_us"] != r["default_us"]:
                     changed.add(r["kernel"])
-    work = os.path.join(ROOT, "bench", "out", f"gains_{args.model}_t{args.threads}")
+    speedups = {}  # kernel -> in-model speedup per thread count
+    for threads in thread_counts:
+        for kernel, speedup in measure(args, tuned_bin, untuned_bin, threads, changed).items():
+            speedups.setdefault(kernel, []).append(speedup)
+    if args.prune:
+        prune(args.tuning, args.target, {
+            k for k, s in speedups.items()
+            if k in changed and len(s) == len(thread_counts) and max(s) < 1 and min(s) < 0.97
+        })
+
+
+def measure(args, tuned_bin, untuned_bin, threads, changed):
+    """Prints the table for one thread count; returns each kernel's speedup in the model."""
+    work = os.path.join(ROOT, "bench", "out", f"gains_{args.model}_t{threads}")
     os.makedirs(work, exist_ok=True)
     samples = {"tuned": [], "untuned": []}
     for _ in range(args.rounds):
-        samples["untuned"].append(kernel_times(untuned_bin, work, args.threads, args.runs))
-        samples["tuned"].append(kernel_times(tuned_bin, work, args.threads, args.runs))
+        samples["untuned"].append(kernel_times(untuned_bin, work, threads, args.runs))
+        samples["tuned"].append(kernel_times(tuned_bin, work, threads, args.runs))
     rows = []
     for kernel, (_, ops) in samples["tuned"][0].items():
         t = statistics.median(s[kernel][0] for s in samples["tuned"])
         u = statistics.median(s[kernel][0] for s in samples["untuned"])
         rows.append((u - t, kernel, ops, u, t))
     rows.sort(reverse=True)
-    print(f"{args.model}, {args.threads} thread(s), median of {args.rounds} alternating rounds "
+    print(f"{args.model}, {threads} thread(s), median of {args.rounds} alternating rounds "
           f"of {args.runs} runs; * = its record changed the schedule")
     print(f"{'kernel':24} {'untuned ms':>10} {'tuned ms':>9} {'speedup':>8}  ops")
     for saved, kernel, ops, u, t in rows:
@@ -86,7 +110,27 @@ def main():
     print(f"total kernel time: untuned {tu:.3f} ms, tuned {tt:.3f} ms ({tu / tt:.3f}x); "
           f"{len(changed & set(r[1] for r in rows))} of {len(rows)} kernels with a changed "
           f"schedule")
+    return {r[1]: (r[3] / r[4] if r[4] else 1.0) for r in rows}
 
+
+def prune(path, target, kernels):
+    """Sets the records of `kernels` for `target` back to the default's knobs, in place (the
+    file's order and every other line kept as they are)."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    out = []
+    for line in lines:
+        if line.strip():
+            r = json.loads(line)
+            if r["target"] == target and r["kernel"] in kernels:
+                r["knobs"] = {}
+                r["time_us"] = r["default_us"]
+                line = json.dumps(r, sort_keys=True, separators=(",", ":"))
+                print(f"pruned: {r['kernel']} on {target} (slower in the model than the default)")
+        out.append(line)
+    with open(path + ".tmp", "w") as f:
+        f.write("\n".join(out) + "\n")
+    os.replace(path + ".tmp", path)
 
 if __name__ == "__main__":
     main()
