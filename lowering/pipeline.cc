@@ -11,6 +11,7 @@
 #include "lowering/passes/fold_constants.h"
 #include "lowering/passes/lift_constants.h"
 #include "lowering/passes/simplify_inference.h"
+#include "lowering/passes/winograd_conv.h"
 #include "lowering/support/status_macros.h"
 
 namespace relay {
@@ -55,6 +56,9 @@ absl::StatusOr<Model> OptimizeGraph(const Model& model, const PipelineOptions& o
   ASSIGN_OR_RETURN(m, Step("dense_to_matmul", passes::DenseToMatmul, m, options));
   if (options.blocked_layouts) {
     ASSIGN_OR_RETURN(m, Step("alter_layout", passes::AlterLayout, m, options));
+    if (options.winograd) {
+      ASSIGN_OR_RETURN(m, Step("winograd_conv", passes::WinogradConv, m, options));
+    }
   }
   ASSIGN_OR_RETURN(m, Step("fold_constants_2", fold, m, options));
   ASSIGN_OR_RETURN(m, Step("fuse_ops", fuse, m, options));

@@ -24,6 +24,9 @@ struct PipelineOptions {
   passes::FuseOptions fuse;
   // Convs in blocked layouts (passes/alter_layout.h); off only to compare against NCHW.
   bool blocked_layouts = true;
+  // Blocked 3x3 convs through Winograd transforms (passes/winograd_conv.h), with
+  // blocked_layouts; off only to compare against the direct convs.
+  bool winograd = true;
 };
 
 // One step of a pipeline: runs `step`, then reports as `options` ask: its wall time ("pass
@@ -50,7 +53,8 @@ absl::StatusOr<T> RunStep(const std::string& name, const PipelineOptions& option
 
 // Graph-level optimisation, in this order, with type inference after every rewrite:
 //   InferTypes -> LiftConstants -> EliminateDeadCode -> FoldConstants -> SimplifyInference
-//   -> FoldConstants -> FuseOps
+//   -> ConvTransposeToConv -> DenseToMatmul -> AlterLayout -> WinogradConv -> FoldConstants
+//   -> FuseOps
 // The result's @main calls primitive functions only.
 absl::StatusOr<passes::Model> OptimizeGraph(const passes::Model& model,
                                             const PipelineOptions& options = {});

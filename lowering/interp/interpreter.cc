@@ -95,6 +95,7 @@ const internal::KernelTable& Kernels() {
     internal::AddReduceKernels(t);
     internal::AddTransformKernels(t);
     internal::AddImageKernels(t);
+    internal::AddWinogradKernels(t);
     return t;
   }();
   return *table;

@@ -26,12 +26,13 @@ using Kernel =
     std::function<absl::StatusOr<Value>(const std::vector<Value>& args, const ir::Attrs& attrs)>;
 using KernelTable = std::map<std::string, Kernel, std::less<>>;
 
-// One per file: elementwise.cc, nn.cc, reduce.cc, transform.cc, image.cc.
+// One per file: elementwise.cc, nn.cc, reduce.cc, transform.cc, image.cc, winograd.cc.
 void AddElementwiseKernels(KernelTable* table);
 void AddNnKernels(KernelTable* table);
 void AddReduceKernels(KernelTable* table);
 void AddTransformKernels(KernelTable* table);
 void AddImageKernels(KernelTable* table);
+void AddWinogradKernels(KernelTable* table);
 
 // Checks that `args` holds exactly one tensor per name and returns them. Errors as
 // ir::ops::CheckTensorArgs: "expects 2 arguments (a, b), got 3".

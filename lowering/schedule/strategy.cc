@@ -33,6 +33,7 @@
 #include "lowering/schedule/anchors.h"
 #include "lowering/schedule/cuda_strategy.h"
 #include "lowering/schedule/expand.h"
+#include "lowering/schedule/winograd_schedule.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/tir/substitute.h"
 
@@ -110,7 +111,8 @@ absl::StatusOr<Loop> SplitForVectors(Stage* s, Loop axis, int64_t lanes) {
 // materialized once, before the conv.
 bool IsConvPad(const Stage& s) {
   return IsCompute(s) && !IsReduce(s) &&
-         (s.op()->tag() == "nn.conv2d" || s.op()->tag() == "nn.contrib_conv2d_NCHWc") &&
+         (s.op()->tag() == "nn.conv2d" || s.op()->tag() == "nn.contrib_conv2d_NCHWc" ||
+          s.op()->tag() == "nn.winograd_input_transform") &&
          (s.op()->name() == "pad" || s.op()->name() == "subsample");
 }
 
@@ -450,7 +452,12 @@ class DefaultStrategy {
   // An output that is not a reduction: vector strips and the attachable reductions computed at
   // its loops, or (with none) the plain injective schedule.
   absl::Status ScheduleOutput(Stage* o, std::set<const Stage*>* done) {
+    if (IsWinogradInput(*o)) return ScheduleWinogradInput(o);
     std::vector<Stage*> attach = Attachable(o);
+    const int64_t winograd_tile = WinogradOutputTile(schedule_);
+    if (attach.empty() && winograd_tile > 0 && o->num_axes() == 5) {
+      return ScheduleWinogradOutput(o, winograd_tile);
+    }
     if (attach.empty() && IsChannelBlockTransform(*o)) return ScheduleChannelBlockTransform(o);
     if (attach.empty() && IsComputedToChannelBlocks(*o)) return ScheduleToChannelBlocks(o);
     if (attach.empty()) return ScheduleInjective(o, target_, &knobs_);

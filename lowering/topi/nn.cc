@@ -51,65 +51,20 @@ Tensor CastEpilogue(const Tensor& anchor, DType out, const std::string& tag) {
       OpPattern::kElemWise);
 }
 
-// A conv's result: cast to `out_dtype` when it differs from the sums', else the sums through a
-// stage of their own, even when nothing follows the conv in its kernel: the schedule tiles the
-// conv into registers inside that stage's loops, as it does under a fused epilogue (which
-// inlines this identity).
-Result ConvOutput(const Tensor& conv, DType out_dtype, const std::string& tag) {
-  if (conv->dtype() != out_dtype) return std::vector<Tensor>{CastEpilogue(conv, out_dtype, tag)};
-  return std::vector<Tensor>{te::Compute(
-      "conv2d_output", conv->shape(),
-      [&](const std::vector<PrimExpr>& i) { return te::Read(conv, i); }, tag,
-      OpPattern::kElemWise)};
-}
-
-// Constant padding: out[i] = t[i - before] where that is inside `t`, else `fill` (of t's
-// dtype). `out_shape` may cut the padded tensor short or extend it past `after` padding (pools
-// in ceil mode); each dimension is out_shape[d] long.
-Tensor PadConstant(const Tensor& t, const std::vector<int64_t>& before, const Shape& out_shape,
-                   PrimExpr fill, const std::string& name, const std::string& tag) {
-  const Shape& in = t->shape();
-  return te::Compute(
-      name, out_shape,
-      [&](const std::vector<PrimExpr>& i) -> PrimExpr {
-        if (NumElements(in) == 0) return fill;
-        PrimExpr cond;
-        std::vector<PrimExpr> index;
-        for (size_t d = 0; d < in.size(); ++d) {
-          const bool pads = before[d] > 0 || out_shape[d] > in[d] + before[d];
-          PrimExpr v = Add(i[d], -before[d]);
-          if (!pads) {
-            index.push_back(v);
-            continue;
-          }
-          if (before[d] > 0) {
-            cond = And(cond, Ge(v, Idx(0)));
-            v = tir::Max(v, Idx(0));
-          }
-          if (out_shape[d] > in[d] + before[d]) {
-            cond = And(cond, Lt(Add(i[d], -before[d]), Idx(in[d])));
-            v = tir::Min(v, Idx(in[d] - 1));
-          }
-          index.push_back(v);
-        }
-        PrimExpr value = Get(t, index);
-        return cond == nullptr ? value : tir::MakeSelect(cond, value, fill);
-      },
-      tag, OpPattern::kInjective);
-}
-
-// `t` (NCHW, or blocked NCHW<b>c: the block axis carried through) padded with `fill`: `top`
-// rows and `left` columns before, planes `height` x `width` in all.
-Tensor PadPlanes(const Tensor& t, int64_t top, int64_t left, int64_t height, int64_t width,
-                 PrimExpr fill, const std::string& tag) {
-  const Shape& s = t->shape();
-  std::vector<int64_t> before = {0, 0, top, left};
-  Shape out = {s[0], s[1], height, width};
-  if (s.size() == 5) {
-    before.push_back(0);
-    out.push_back(s[4]);
+// An anchor's result (a conv's, a matmul's): cast to `out_dtype` when it differs from the
+// sums', else the sums through a stage of their own (`name`), even when nothing follows the
+// anchor in its kernel: the schedule tiles the anchor into registers inside that stage's loops,
+// as it does under a fused epilogue (which inlines this identity). Without it a lone matmul
+// accumulated in its output buffer, a load and a store per multiply-add (Winograd's 36
+// products of [198 x 64] by [64 x 64]: 55 GFLOP/s).
+Result AnchorOutput(const Tensor& anchor, DType out_dtype, const std::string& tag,
+                    const std::string& name) {
+  if (anchor->dtype() != out_dtype) {
+    return std::vector<Tensor>{CastEpilogue(anchor, out_dtype, tag)};
   }
-  return PadConstant(t, before, out, fill, "pad", tag);
+  return std::vector<Tensor>{te::Compute(
+      name, anchor->shape(), [&](const std::vector<PrimExpr>& i) { return te::Read(anchor, i); },
+      tag, OpPattern::kElemWise)};
 }
 
 // conv2d (NCHW, OIHW): pad (or, 1x1 strided, subsample), weights (groups == 1: an identity
@@ -172,7 +127,7 @@ Result Conv2D(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Ten
         return te::Sum(x * w, {rc, ry, rx});
       },
       op.name, op.pattern, {"n", "c", "h", "w"});
-  return ConvOutput(conv, out_dtype, op.name);
+  return AnchorOutput(conv, out_dtype, op.name, "conv2d_output");
 }
 
 // nn.contrib_conv2d_NCHWc (lowering/ir/ops/nn.cc): pad, then with blocks bi (input channels;
@@ -230,7 +185,7 @@ Result Conv2DNCHWc(const ir::OpDef& op, const ir::Attrs& attrs, const std::vecto
                     return te::Sum(v * w, {rc, ry, rx, rb});
                   },
                   op.name, op.pattern, {"n", "c", "h", "w", "cb"});
-  return ConvOutput(conv, out_dtype, op.name);
+  return AnchorOutput(conv, out_dtype, op.name, "conv2d_output");
 }
 
 // conv2d_transpose (NCHW, IOHW) as a convolution of the dilated, padded input with the flipped
@@ -327,7 +282,7 @@ Result Dense(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tens
         return te::Sum(GetAs(acc, data, di) * GetAs(acc, weight, {i.back(), k.var}), {k});
       },
       op.name, op.pattern);
-  return std::vector<Tensor>{CastEpilogue(dense, out_dtype, op.name)};
+  return AnchorOutput(dense, out_dtype, op.name, "dense_output");
 }
 
 // matmul: out[..., m, n] = sum(A[..., m, k] * B[k, n]) with A = a or a^T (2-D) and B = b or b^T.
@@ -357,7 +312,7 @@ Result Matmul(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Ten
         return te::Sum(x * y, {k});
       },
       op.name, op.pattern);
-  return std::vector<Tensor>{CastEpilogue(mm, out_dtype, op.name)};
+  return AnchorOutput(mm, out_dtype, op.name, "matmul_output");
 }
 
 // batch_matmul: out[p, m, n] = sum(A[p, m, k] * B[p, k, n]); a batch of 1 broadcasts.
@@ -390,7 +345,7 @@ Result BatchMatmul(const ir::OpDef& op, const ir::Attrs& attrs, const std::vecto
         return te::Sum(x * y, {k});
       },
       op.name, op.pattern);
-  return std::vector<Tensor>{CastEpilogue(mm, out_dtype, op.name)};
+  return AnchorOutput(mm, out_dtype, op.name, "batch_matmul_output");
 }
 
 Result BiasAdd(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tensor>& in) {

@@ -19,6 +19,7 @@ const internal::ComputeTable& Table() {
     internal::AddNnComputes(t);
     internal::AddReduceComputes(t);
     internal::AddTransformComputes(t);
+    internal::AddWinogradComputes(t);
     return t;
   }();
   return *table;

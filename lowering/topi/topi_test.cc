@@ -142,7 +142,7 @@ def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) 
             "output conv2d_output\n");
 }
 
-TEST(TopiTest, DenseIsOneSum) {
+TEST(TopiTest, DenseIsOneSumAndItsResult) {
   EXPECT_EQ(Printed(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(2, 16), float32], %w: Tensor[(8, 16), float32], %b: Tensor[(8), float32]) {
   %0 = nn.dense(%x, %w);
@@ -152,8 +152,10 @@ def @main(%x: Tensor[(2, 16), float32], %w: Tensor[(8, 16), float32], %b: Tensor
             "placeholder p1: Tensor[(8, 16), float32]\n"
             "compute dense[i0, i1]: Tensor[(2, 8), float32] = "
             "sum((p0[i0, k]*p1[i1, k]), axis=[k:16])  // nn.dense, out-elemwise-fusable\n"
+            "compute dense_output[i0, i1]: Tensor[(2, 8), float32] = dense[i0, i1]"
+            "  // nn.dense, elemwise\n"
             "placeholder p2: Tensor[(8), float32]\n"
-            "compute bias_add[i0, i1]: Tensor[(2, 8), float32] = (dense[i0, i1] + p2[i1])"
+            "compute bias_add[i0, i1]: Tensor[(2, 8), float32] = (dense_output[i0, i1] + p2[i1])"
             "  // nn.bias_add, broadcast\n"
             "output bias_add\n");
 }

@@ -220,4 +220,57 @@ Tensor Fill(const std::string& name, const ir::Shape& shape, ir::DType dtype, do
       name, shape, [&](const std::vector<PrimExpr>&) { return Const(dtype, value); }, tag, pattern);
 }
 
+namespace {
+
+PrimExpr AndOf(PrimExpr a, PrimExpr b) {
+  if (a == nullptr) return b;
+  return tir::MakeBinary(ExprKind::kAnd, a, b);
+}
+
+}  // namespace
+
+Tensor PadConstant(const Tensor& t, const std::vector<int64_t>& before, const ir::Shape& out_shape,
+                   PrimExpr fill, const std::string& name, const std::string& tag) {
+  const ir::Shape& in = t->shape();
+  return te::Compute(
+      name, out_shape,
+      [&](const std::vector<PrimExpr>& i) -> PrimExpr {
+        if (NumElements(in) == 0) return fill;
+        PrimExpr cond;
+        std::vector<PrimExpr> index;
+        for (size_t d = 0; d < in.size(); ++d) {
+          const bool pads = before[d] > 0 || out_shape[d] > in[d] + before[d];
+          PrimExpr v = Add(i[d], -before[d]);
+          if (!pads) {
+            index.push_back(v);
+            continue;
+          }
+          if (before[d] > 0) {
+            cond = AndOf(cond, tir::MakeBinary(ExprKind::kGE, v, Idx(0)));
+            v = tir::Max(v, Idx(0));
+          }
+          if (out_shape[d] > in[d] + before[d]) {
+            cond = AndOf(cond, tir::MakeBinary(ExprKind::kLT, Add(i[d], -before[d]), Idx(in[d])));
+            v = tir::Min(v, Idx(in[d] - 1));
+          }
+          index.push_back(v);
+        }
+        PrimExpr value = Get(t, index);
+        return cond == nullptr ? value : tir::MakeSelect(cond, value, fill);
+      },
+      tag, OpPattern::kInjective);
+}
+
+Tensor PadPlanes(const Tensor& t, int64_t top, int64_t left, int64_t height, int64_t width,
+                 PrimExpr fill, const std::string& tag) {
+  const ir::Shape& s = t->shape();
+  std::vector<int64_t> before = {0, 0, top, left};
+  ir::Shape out = {s[0], s[1], height, width};
+  if (s.size() == 5) {
+    before.push_back(0);
+    out.push_back(s[4]);
+  }
+  return PadConstant(t, before, out, fill, "pad", tag);
+}
+
 }  // namespace relay::topi::internal

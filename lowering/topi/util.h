@@ -34,6 +34,7 @@ void AddElementwiseComputes(ComputeTable* table);
 void AddNnComputes(ComputeTable* table);
 void AddReduceComputes(ComputeTable* table);
 void AddTransformComputes(ComputeTable* table);
+void AddWinogradComputes(ComputeTable* table);
 
 // The op name without its namespace ("nn.conv2d" -> "conv2d"): the default compute name.
 std::string BaseName(const std::string& op_name);
@@ -88,6 +89,17 @@ std::vector<int64_t> IntsOrInt(const ir::AttrValue& value);
 // elements, where no read may happen, or ops whose result is a constant).
 Tensor Fill(const std::string& name, const ir::Shape& shape, ir::DType dtype, double value,
             const std::string& tag, ir::OpPattern pattern);
+
+// Constant padding: out[i] = t[i - before] where that is inside `t`, else `fill` (of t's
+// dtype). `out_shape` may cut the padded tensor short or extend it past `after` padding (pools
+// in ceil mode); each dimension is out_shape[d] long. A helper stage (kInjective) named `name`.
+Tensor PadConstant(const Tensor& t, const std::vector<int64_t>& before, const ir::Shape& out_shape,
+                   PrimExpr fill, const std::string& name, const std::string& tag);
+
+// `t` (NCHW, or blocked NCHW<b>c: the block axis carried through) padded with `fill`: `top`
+// rows and `left` columns before, planes `height` x `width` in all (a stage named "pad").
+Tensor PadPlanes(const Tensor& t, int64_t top, int64_t left, int64_t height, int64_t width,
+                 PrimExpr fill, const std::string& tag);
 
 }  // namespace relay::topi::internal
 

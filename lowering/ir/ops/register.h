@@ -10,6 +10,7 @@ void RegisterElementwiseOps(OpRegistry* registry);  // elementwise.cc: unary, bi
 void RegisterNnOps(OpRegistry* registry);           // nn.cc: conv, dense, pooling, norms, ...
 void RegisterReduceOps(OpRegistry* registry);       // reduce.cc: sum, mean, max, min
 void RegisterTransformOps(OpRegistry* registry);    // transform.cc: reshape, transpose, ...
+void RegisterWinogradOps(OpRegistry* registry);     // winograd.cc: Winograd conv transforms
 
 // Calls all of the above (op_registry.cc calls this once).
 inline void RegisterAllOps(OpRegistry* registry) {
@@ -17,6 +18,7 @@ inline void RegisterAllOps(OpRegistry* registry) {
   RegisterNnOps(registry);
   RegisterReduceOps(registry);
   RegisterTransformOps(registry);
+  RegisterWinogradOps(registry);
 }
 
 }  // namespace relay::ir::ops

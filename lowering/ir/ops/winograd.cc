@@ -1,0 +1,142 @@
+// nn.winograd_input_transform and nn.winograd_output_transform: the two data-side halves of a
+// Winograd 3x3 convolution (winograd.h), with one nn.batch_matmul over the transformed weights
+// between them:
+//
+//   V = nn.winograd_input_transform(data)      [alpha^2, T, C]   per tile position p = (e, u):
+//       V[p, t, c] = sum_{a,b} Bt[e][a] Bt[u][b] x[n, c, ty*m + a - top, tx*m + b - left]
+//       (x zero outside), t = (n*th + ty)*tw + tx; tiles t >= N*th*tw are zero.
+//   M = nn.batch_matmul(V, U, transpose_b=False)   U[p, c, k] = (G g_kc G^T)[e][u]
+//   Y = nn.winograd_output_transform(M)       [N, K/b, H, W, b]:
+//       Y[n, k, h, w] = sum_{e,u} At[h%m][e] At[w%m][u] M[(e, u), t(n, h/m, w/m), k]
+//
+// Data and result are blocked (NCHW<b>c, rank 5): the layout pass only rewrites blocked convs.
+#include "lowering/ir/ops/winograd.h"
+
+#include "absl/strings/str_cat.h"
+#include "lowering/ir/ops/register.h"
+#include "lowering/ir/ops/relation_util.h"
+#include "lowering/support/status_macros.h"
+
+namespace relay::ir::ops {
+namespace {
+
+// At most this many zero tiles after the last real one: the layout pass rounds the tile count
+// up to whole register tiles of the matrix product.
+constexpr int64_t kMaxPaddingTiles = 15;
+
+absl::Status CheckTileCount(int64_t tiles, int64_t needed) {
+  if (tiles < needed || tiles - needed > kMaxPaddingTiles) {
+    return absl::InvalidArgumentError(absl::StrCat("tiles=", tiles, " must be from ", needed,
+                                                   " (the tiles that cover the output) to ",
+                                                   needed + kMaxPaddingTiles));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Type> WinogradInputTransformRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  const Type& data = args[0];
+  RETURN_IF_ERROR(CheckRank(data, "data", 5, "NCHW<b>c"));
+  RETURN_IF_ERROR(CheckFloat(data, "data"));
+  ASSIGN_OR_RETURN(WinogradMatrices wm, Winograd3x3(attrs.GetInt("tile_size")));
+  ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
+  const Shape& x = data.shape();
+  const int64_t oh = ConvOutputSize(x[2], pad.top, pad.bottom, 3, 1, 1);
+  const int64_t ow = ConvOutputSize(x[3], pad.left, pad.right, 3, 1, 1);
+  if (oh <= 0 || ow <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a 3x3 window does not fit the padded input of 'data' ", S(data)));
+  }
+  const int64_t tiles = attrs.GetInt("tiles");
+  RETURN_IF_ERROR(CheckTileCount(tiles, x[0] * WinogradTiles(oh, wm.m) * WinogradTiles(ow, wm.m)));
+  return Type::Tensor({wm.alpha * wm.alpha, tiles, x[1] * x[4]}, data.dtype());
+}
+
+absl::StatusOr<Type> WinogradOutputTransformRel(const std::vector<Type>& args, const Attrs& attrs) {
+  RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
+  const Type& data = args[0];
+  RETURN_IF_ERROR(CheckRank(data, "data", 3, "[alpha^2, tiles, channels]"));
+  RETURN_IF_ERROR(CheckFloat(data, "data"));
+  ASSIGN_OR_RETURN(WinogradMatrices wm, Winograd3x3(attrs.GetInt("tile_size")));
+  const std::vector<int64_t> size = attrs.GetInts("output_size");
+  const int64_t block = attrs.GetInt("block");
+  const Shape& s = data.shape();
+  if (size.size() != 3 || size[0] < 1 || size[1] < 1 || size[2] < 1 || size[1] > kMaxWindowAttr ||
+      size[2] > kMaxWindowAttr || size[0] > kMaxWindowAttr) {
+    return absl::InvalidArgumentError("output_size must be [N, H, W], each from 1 to 2^31-1");
+  }
+  if (s[0] != wm.alpha * wm.alpha) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("argument 'data' ", S(data), " must have ", wm.alpha * wm.alpha,
+                     " tile positions (axis 0) for tile_size=", wm.m));
+  }
+  if (block < 1 || s[2] % block != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("block=", block, " must divide the channels (axis 2) of 'data' ", S(data)));
+  }
+  const int64_t needed = size[0] * WinogradTiles(size[1], wm.m) * WinogradTiles(size[2], wm.m);
+  RETURN_IF_ERROR(CheckTileCount(s[1], needed));
+  return Type::Tensor({size[0], s[2] / block, size[1], size[2], block}, data.dtype());
+}
+
+}  // namespace
+
+absl::StatusOr<WinogradMatrices> Winograd3x3(int64_t m) {
+  if (m == 2) {
+    return WinogradMatrices{2,
+                            4,
+                            {1, 0, -1, 0,  //
+                             0, 1, 1, 0,   //
+                             0, -1, 1, 0,  //
+                             0, 1, 0, -1},
+                            {1, 0, 0,         //
+                             0.5, 0.5, 0.5,   //
+                             0.5, -0.5, 0.5,  //
+                             0, 0, 1},
+                            {1, 1, 1, 0,  //
+                             0, 1, -1, -1}};
+  }
+  if (m == 4) {
+    // Interpolation points 0, 1, -1, 2, -2 and infinity.
+    return WinogradMatrices{4,
+                            6,
+                            {4, 0,  -5, 0,  1, 0,  //
+                             0, -4, -4, 1,  1, 0,  //
+                             0, 4,  -4, -1, 1, 0,  //
+                             0, -2, -1, 2,  1, 0,  //
+                             0, 2,  -1, -2, 1, 0,  //
+                             0, 4,  0,  -5, 0, 1},
+                            {1.0 / 4, 0, 0,                 //
+                             -1.0 / 6, -1.0 / 6, -1.0 / 6,  //
+                             -1.0 / 6, 1.0 / 6, -1.0 / 6,   //
+                             1.0 / 24, 1.0 / 12, 1.0 / 6,   //
+                             1.0 / 24, -1.0 / 12, 1.0 / 6,  //
+                             0, 0, 1},
+                            {1, 1, 1,  1, 1,  0,  //
+                             0, 1, -1, 2, -2, 0,  //
+                             0, 1, 1,  4, 4,  0,  //
+                             0, 1, -1, 8, -8, 1}};
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("tile_size=", m, " is not supported (Winograd 3x3 tiles: 2 or 4)"));
+}
+
+void RegisterWinogradOps(OpRegistry* registry) {
+  // Opaque: a kernel of its own, which reads its input once; fused into a producer it would
+  // recompute the producer's epilogue for every tile position that reads an element.
+  registry->Register({"nn.winograd_input_transform",
+                      {"data"},
+                      {IntAttr("tile_size", 4), RequiredAttr("padding", AttrKind::kInts),
+                       RequiredAttr("tiles", AttrKind::kInt)},
+                      WinogradInputTransformRel,
+                      OpPattern::kOpaque});
+  // Injective: the conv's epilogue (bias, activation, residual add) fuses into it.
+  registry->Register({"nn.winograd_output_transform",
+                      {"data"},
+                      {IntAttr("tile_size", 4), RequiredAttr("output_size", AttrKind::kInts),
+                       RequiredAttr("block", AttrKind::kInt)},
+                      WinogradOutputTransformRel,
+                      OpPattern::kInjective});
+}
+
+}  // namespace relay::ir::ops

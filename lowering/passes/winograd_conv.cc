@@ -1,0 +1,150 @@
+#include "lowering/passes/winograd_conv.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "lowering/ir/layout.h"
+#include "lowering/ir/ops/relation_util.h"
+#include "lowering/ir/ops/winograd.h"
+#include "lowering/passes/expr_util.h"
+#include "lowering/support/status_macros.h"
+
+namespace relay::passes {
+namespace {
+
+using ir::AttrValue;
+using ir::Expr;
+
+// F(4x4, 3x3): the tile that takes the most work off a 3x3 conv while float32 keeps its
+// transforms exact enough (F(6x6, 3x3) needs points +-1/2, with errors ~10x larger).
+constexpr int64_t kWinogradTile = 4;
+// The batch_matmul's register tile has 6 rows (lowering/schedule/strategy.cc, ScheduleMatmul):
+// tiles are padded to whole register tiles.
+constexpr int64_t kProductRows = 6;
+
+bool AllEqual(const std::vector<int64_t>& v, int64_t x) {
+  for (int64_t e : v) {
+    if (e != x) return false;
+  }
+  return !v.empty();
+}
+
+class WinogradRewriter {
+ public:
+  explicit WinogradRewriter(const Model& model) : model_(model), params_(model.params) {}
+
+  absl::StatusOr<Model> Run() {
+    absl::Status status;
+    Expr body =
+        RewriteCallsOf(model_.module.main()->body(), "nn.contrib_conv2d_NCHWc",
+                       [&](const ir::CallNode& call, const std::vector<Expr>& operands) -> Expr {
+                         if (!status.ok()) return nullptr;
+                         absl::StatusOr<Expr> out = Conv(call, operands);
+                         if (!out.ok()) {
+                           status = out.status();
+                           return nullptr;
+                         }
+                         return *out;
+                       });
+    RETURN_IF_ERROR(status);
+    return WithMainBody(model_, body, params_);
+  }
+
+ private:
+  // The Winograd form of `call`, or nullptr to keep it.
+  absl::StatusOr<Expr> Conv(const ir::CallNode& call, const std::vector<Expr>& operands) {
+    const ir::Attrs& attrs = call.attrs();
+    const ir::Type& data = call.args()[0]->checked_type();
+    const ir::Type& out = call.checked_type();
+    const auto* weight = call.args()[1]->As<ir::VarNode>();
+    if (weight == nullptr || params_.count(weight->name()) == 0 || !data.is_tensor() ||
+        data.ndim() != 5 || data.dtype() != ir::DType::kFloat32 || !out.is_tensor() ||
+        out.ndim() != 5 || out.dtype() != ir::DType::kFloat32 || attrs.GetInt("groups") != 1 ||
+        !AllEqual(attrs.GetInts("strides"), 1) || !AllEqual(attrs.GetInts("dilation"), 1)) {
+      return Expr(nullptr);
+    }
+    const ir::Tensor& w = params_.at(weight->name());
+    // [K/ob, C/ib, 3, 3, ib, ob]
+    if (w.ndim() != 6 || w.shape()[2] != 3 || w.shape()[3] != 3) return Expr(nullptr);
+    const ir::Shape& os = out.shape();
+    const int64_t real = os[0] * ir::ops::WinogradTiles(os[2], kWinogradTile) *
+                         ir::ops::WinogradTiles(os[3], kWinogradTile);
+    if (real < kWinogradMinTiles) return Expr(nullptr);
+    const int64_t tiles = (real + kProductRows - 1) / kProductRows * kProductRows;
+    ASSIGN_OR_RETURN(Expr u, Transformed(*weight, attrs.GetString("kernel_layout")));
+    Expr v = MakeOpCall("nn.winograd_input_transform", {operands[0]},
+                        {{"tile_size", AttrValue::Int(kWinogradTile)},
+                         {"padding", AttrValue::Ints(attrs.GetInts("padding"))},
+                         {"tiles", AttrValue::Int(tiles)}});
+    Expr m = MakeOpCall("nn.batch_matmul", {v, u}, {{"transpose_b", AttrValue::Bool(false)}});
+    return MakeOpCall("nn.winograd_output_transform", {m},
+                      {{"tile_size", AttrValue::Int(kWinogradTile)},
+                       {"output_size", AttrValue::Ints({os[0], os[2], os[3]})},
+                       {"block", AttrValue::Int(os[4])}});
+  }
+
+  // The conv's blocked weight transformed: a new param (once per weight).
+  absl::StatusOr<Expr> Transformed(const ir::VarNode& weight, const std::string& layout) {
+    auto it = transformed_.find(weight.name());
+    if (it == transformed_.end()) {
+      ASSIGN_OR_RETURN(ir::Layout from, ir::Layout::Parse(layout));
+      ASSIGN_OR_RETURN(ir::Layout oihw, ir::Layout::Parse("OIHW"));
+      ASSIGN_OR_RETURN(ir::Tensor plain, ir::Relayout(params_.at(weight.name()), from, oihw));
+      ASSIGN_OR_RETURN(ir::Tensor u, WinogradWeights(plain, kWinogradTile));
+      Model probe{model_.module, params_};
+      std::string name =
+          FreshParamName(probe, absl::StrCat(weight.name(), "_winograd", kWinogradTile));
+      params_.emplace(name, std::move(u));
+      it = transformed_.emplace(weight.name(), std::move(name)).first;
+    }
+    return Expr(ir::VarNode::Make(it->second, params_.at(it->second).type()));
+  }
+
+  const Model& model_;
+  ParamMap params_;
+  std::map<std::string, std::string> transformed_;  // weight -> transformed param
+};
+
+}  // namespace
+
+absl::StatusOr<ir::Tensor> WinogradWeights(const ir::Tensor& oihw, int64_t m) {
+  ASSIGN_OR_RETURN(ir::ops::WinogradMatrices wm, ir::ops::Winograd3x3(m));
+  const ir::Shape& s = oihw.shape();
+  if (oihw.ndim() != 4 || s[2] != 3 || s[3] != 3 || oihw.dtype() != ir::DType::kFloat32) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a Winograd weight must be float32 [K, C, 3, 3], got ", ir::TypeToString(oihw.type())));
+  }
+  const int64_t k_out = s[0], c_in = s[1], alpha = wm.alpha;
+  const std::vector<double> g = oihw.ToDoubles();
+  std::vector<double> u(static_cast<size_t>(alpha * alpha * c_in * k_out));
+  for (int64_t k = 0; k < k_out; ++k) {
+    for (int64_t c = 0; c < c_in; ++c) {
+      const double* f = &g[static_cast<size_t>((k * c_in + c) * 9)];
+      double gg[8][3];  // G f, alpha x 3 (alpha <= 6)
+      for (int64_t e = 0; e < alpha; ++e) {
+        for (int64_t j = 0; j < 3; ++j) {
+          gg[e][j] = wm.G(e, 0) * f[j] + wm.G(e, 1) * f[3 + j] + wm.G(e, 2) * f[6 + j];
+        }
+      }
+      for (int64_t e = 0; e < alpha; ++e) {
+        for (int64_t v = 0; v < alpha; ++v) {
+          const double x = gg[e][0] * wm.G(v, 0) + gg[e][1] * wm.G(v, 1) + gg[e][2] * wm.G(v, 2);
+          u[static_cast<size_t>(((e * alpha + v) * c_in + c) * k_out + k)] = x;
+        }
+      }
+    }
+  }
+  return ir::Tensor::FromDoubles({alpha * alpha, c_in, k_out}, ir::DType::kFloat32, u);
+}
+
+absl::StatusOr<Model> WinogradConv(const Model& model) {
+  if (model.module.main() == nullptr) {
+    return absl::NotFoundError("winograd_conv: the module has no @main");
+  }
+  return WinogradRewriter(model).Run();
+}
+
+}  // namespace relay::passes

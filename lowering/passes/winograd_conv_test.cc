@@ -1,0 +1,124 @@
+#include "lowering/passes/winograd_conv.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lowering/ir/text/printer.h"
+#include "lowering/ir/type_infer.h"
+#include "lowering/passes/alter_layout.h"
+#include "lowering/passes/test_util.h"
+
+namespace relay::passes {
+namespace {
+
+using ::testing::HasSubstr;
+
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+Model Typed(absl::StatusOr<Model> model) {
+  EXPECT_TRUE(model.ok()) << model.status();
+  if (!model.ok()) return Model{};
+  const absl::Status typed = ir::InferTypes(model->module);
+  EXPECT_TRUE(typed.ok()) << typed << "\n" << ir::PrintModule(model->module);
+  return *model;
+}
+
+// The largest |a - b| relative to the largest |a| of each output.
+void ExpectSameOutputs(const Model& before, const Model& after, double tolerance) {
+  const auto [a, b] = testing::InterpretBoth(before, after);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].shape(), b[i].shape());
+    double scale = 0;
+    for (double v : a[i].ToDoubles()) scale = std::max(scale, std::abs(v));
+    EXPECT_LT(testing::MaxAbsDiff(a[i], b[i]), tolerance * scale) << "output " << i;
+  }
+}
+
+// A 3x3 conv on a 25x25 blocked map (7 x 7 = 49 tiles of 4x4, the last row and column partial) with
+// its bias, a residual add and a ReLU, from 16 to 24 channels (NCHW16c in, NCHW24c out): one
+// input transform, one batch_matmul over the transformed weights ([36, 16, 24]: a new param,
+// the blocked weight dropped), one output transform. The same conv with stride 2, and a 3x3 conv
+// on a 12x12 map (9 tiles), stay direct. The values are the direct convs' within float32
+// rounding.
+TEST(WinogradConvTest, RewritesThreeByThreeConvsOnLargeMaps) {
+  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 16, 25, 25), float32], %w0: Tensor[(16, 16, 1, 1), float32],
+          %w: Tensor[(24, 16, 3, 3), float32], %b: Tensor[(24), float32],
+          %r: Tensor[(1, 24, 25, 25), float32], %ws: Tensor[(16, 24, 3, 3), float32],
+          %wp: Tensor[(16, 16, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w0);
+  %1 = nn.conv2d(%0, %w, padding=[1, 1, 1, 1]);
+  %2 = nn.bias_add(%1, %b);
+  %3 = add(%2, %r);
+  %4 = nn.relu(%3);
+  %5 = nn.conv2d(%4, %ws, strides=[2, 2], padding=[1, 1, 1, 1]);
+  %6 = nn.conv2d(%5, %wp);
+  (%4, %6)
+})",
+                                             {"w0", "w", "b", "ws", "wp"});
+  const Model blocked = Typed(AlterLayout(model));
+  const Model rewritten = Typed(WinogradConv(blocked));
+  const std::string printed = ir::PrintModule(rewritten.module);
+  EXPECT_EQ(Count(printed, "nn.winograd_input_transform("), 1) << printed;
+  EXPECT_EQ(Count(printed, "nn.batch_matmul("), 1) << printed;
+  EXPECT_EQ(Count(printed, "nn.winograd_output_transform("), 1) << printed;
+  EXPECT_EQ(Count(printed, "nn.contrib_conv2d_NCHWc("), 3) << printed;
+  // 49 tiles padded to 54 (whole register tiles of 6 rows).
+  EXPECT_THAT(printed, HasSubstr("tiles=54")) << printed;
+  EXPECT_THAT(printed, HasSubstr("output_size=[1, 25, 25], block=24")) << printed;
+  EXPECT_EQ(rewritten.params.count("w_OIHW16i24o"), 0u);
+  EXPECT_EQ(rewritten.params.at("w_OIHW16i24o_winograd4").shape(), (ir::Shape{36, 16, 24}));
+  ExpectSameOutputs(model, rewritten, 1e-5);
+}
+
+// Nothing to rewrite: a model without a blocked 3x3 conv comes back equal.
+TEST(WinogradConvTest, KeepsOtherConvs) {
+  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 16, 32, 32), float32], %w: Tensor[(16, 16, 1, 1), float32],
+          %d: Tensor[(16, 1, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w);
+  nn.conv2d(%0, %d, padding=[1, 1, 1, 1], groups=16)
+})",
+                                             {"w", "d"});
+  const Model blocked = Typed(AlterLayout(model));
+  const Model rewritten = Typed(WinogradConv(blocked));
+  EXPECT_EQ(ir::PrintModule(rewritten.module), ir::PrintModule(blocked.module));
+}
+
+// G g G^T of a filter that is one tap: the transformed weight is the outer product of G's
+// column for that tap with itself (F(4x4, 3x3): G's middle column is 0, -1/6, 1/6, 1/12,
+// -1/12, 0).
+TEST(WinogradConvTest, TransformsWeightsWithG) {
+  ir::Tensor g({1, 1, 3, 3}, ir::DType::kFloat32);
+  g.data<float>()[4] = 1;  // the centre tap
+  absl::StatusOr<ir::Tensor> u = WinogradWeights(g, 4);
+  ASSERT_TRUE(u.ok()) << u.status();
+  ASSERT_EQ(u->shape(), (ir::Shape{36, 1, 1}));
+  const double column[6] = {0, -1.0 / 6, 1.0 / 6, 1.0 / 12, -1.0 / 12, 0};
+  for (int e = 0; e < 6; ++e) {
+    for (int v = 0; v < 6; ++v) {
+      EXPECT_FLOAT_EQ(u->data<float>()[e * 6 + v], static_cast<float>(column[e] * column[v]))
+          << e << ", " << v;
+    }
+  }
+}
+
+TEST(WinogradConvTest, RejectsWeightsThatAreNotThreeByThree) {
+  ir::Tensor g({4, 2, 5, 5}, ir::DType::kFloat32);
+  absl::StatusOr<ir::Tensor> u = WinogradWeights(g, 4);
+  ASSERT_FALSE(u.ok());
+  EXPECT_EQ(u.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(u.status().message(), HasSubstr("(4, 2, 5, 5)"));
+  EXPECT_FALSE(WinogradWeights(ir::Tensor({1, 1, 3, 3}, ir::DType::kFloat32), 3).ok());
+}
+
+}  // namespace
+}  // namespace relay::passes

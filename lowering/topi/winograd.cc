@@ -1,0 +1,180 @@
+// Computes of the Winograd transforms (lowering/ir/ops/winograd.h): the data side of a 3x3
+// convolution as Y = A^T [(G g G^T) (.) (B^T d B)] A, with the weights' side done at partition
+// time and the elementwise products summed over channels by an nn.batch_matmul between them.
+//
+// Both transforms are written out as the sums their matrices give, nonzero coefficients only
+// (the matrices are mostly 0 and +-1), in two separable steps whose first-step sums are shared
+// expressions:
+//
+//   input:   S[e][b] = sum_a Bt[e][a] d[a][b]        V[(e, u)] = sum_b Bt[u][b] S[e][b]
+//   output:  R[i][u] = sum_e At[i][e] M[(e, u)]      Y[i][j]   = sum_u At[j][u] R[i][u]
+//
+// The tile position (e, u), or the output pixel (i, j) within its tile, selects one of these
+// sums. The schedules unroll those loops, so that every select is decided and the shared
+// first-step sums are computed once per tile: 2 x 6 x 6 x ~3 additions per input tile and
+// channel for F(4x4, 3x3), where the matrix products as reductions would take 2 x 6^3
+// multiply-adds, and 6^4 as one reduction over the tile.
+#include "lowering/ir/ops/winograd.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lowering/ir/ops/relation_util.h"
+#include "lowering/support/status_macros.h"
+#include "lowering/topi/util.h"
+
+namespace relay::topi::internal {
+namespace {
+
+using ir::DType;
+using ir::OpPattern;
+using ir::Shape;
+using ir::ops::Padding2D;
+using ir::ops::WinogradMatrices;
+using tir::ExprKind;
+
+using Result = absl::StatusOr<std::vector<Tensor>>;
+
+// sum_j coef(j) * x[j] over the nonzero coefficients; +-1 add or subtract without a multiply.
+// At least one coefficient must be nonzero (every row of the Winograd matrices has one).
+PrimExpr SparseSum(const std::vector<PrimExpr>& x, const std::function<double(int64_t)>& coef) {
+  PrimExpr acc;
+  for (size_t j = 0; j < x.size(); ++j) {
+    const double c = coef(static_cast<int64_t>(j));
+    if (c == 0) continue;
+    const double mag = c < 0 ? -c : c;
+    if (acc == nullptr) {
+      acc = c == 1 ? x[j] : x[j] * Const(DType::kFloat32, c);
+      continue;
+    }
+    PrimExpr term = mag == 1 ? x[j] : x[j] * Const(DType::kFloat32, mag);
+    acc = c > 0 ? acc + term : acc - term;
+  }
+  RELAY_CHECK(acc != nullptr, "a Winograd matrix row of zeros");
+  return acc;
+}
+
+// select(index == 0, choices[0], select(index == 1, choices[1], ... choices.back())).
+PrimExpr Choose(const PrimExpr& index, const std::vector<PrimExpr>& choices) {
+  PrimExpr out = choices.back();
+  for (size_t k = choices.size() - 1; k-- > 0;) {
+    out = tir::MakeSelect(tir::MakeBinary(ExprKind::kEQ, index, Idx(static_cast<int64_t>(k))),
+                          choices[k], out);
+  }
+  return out;
+}
+
+// nn.winograd_input_transform: data [N, C/b, H, W, b] -> V [alpha^2, tiles, C]. The data is
+// padded (a helper stage) to whole tiles plus the 3x3 window's border; tiles past the real ones
+// are zero.
+Result InputTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tensor>& in) {
+  const Tensor& data = in[0];
+  ASSIGN_OR_RETURN(WinogradMatrices wm, ir::ops::Winograd3x3(attrs.GetInt("tile_size")));
+  ASSIGN_OR_RETURN(Padding2D pad, ir::ops::NormalizePadding2D(attrs.GetInts("padding")));
+  const Shape& s = data->shape();
+  const int64_t m = wm.m, alpha = wm.alpha, block = s[4];
+  const int64_t th =
+      ir::ops::WinogradTiles(ir::ops::ConvOutputSize(s[2], pad.top, pad.bottom, 3, 1, 1), m);
+  const int64_t tw =
+      ir::ops::WinogradTiles(ir::ops::ConvOutputSize(s[3], pad.left, pad.right, 3, 1, 1), m);
+  const int64_t real = s[0] * th * tw;
+  const int64_t tiles = attrs.GetInt("tiles");
+  Tensor src = data;
+  if (pad.top != 0 || pad.left != 0 || th * m + 2 != s[2] || tw * m + 2 != s[3]) {
+    src = PadPlanes(data, pad.top, pad.left, th * m + 2, tw * m + 2, Const(data->dtype(), 0),
+                    op.name);
+  }
+  Tensor v = te::Compute(
+      "winograd_input", {alpha * alpha, tiles, s[1] * block},
+      [&](const std::vector<PrimExpr>& i) {
+        // Zero tiles (past the real ones) read the last real tile, in bounds, and discard it.
+        PrimExpr t = tiles > real ? tir::Min(i[1], Idx(real - 1)) : i[1];
+        PrimExpr n = FloorDivC(t, th * tw);
+        PrimExpr ty = FloorModC(FloorDivC(t, tw), th);
+        PrimExpr tx = FloorModC(t, tw);
+        PrimExpr cb = FloorDivC(i[2], block);
+        PrimExpr lane = FloorModC(i[2], block);
+        std::vector<std::vector<PrimExpr>> d(static_cast<size_t>(alpha));  // d[a][b], b fastest
+        for (int64_t a = 0; a < alpha; ++a) {
+          for (int64_t b = 0; b < alpha; ++b) {
+            d[static_cast<size_t>(a)].push_back(
+                GetAs(DType::kFloat32, src, {n, cb, Add(Mul(ty, m), a), Add(Mul(tx, m), b), lane}));
+          }
+        }
+        std::vector<PrimExpr> positions;
+        for (int64_t e = 0; e < alpha; ++e) {
+          std::vector<PrimExpr> row;  // S[e][b]
+          for (int64_t b = 0; b < alpha; ++b) {
+            std::vector<PrimExpr> column;
+            for (int64_t a = 0; a < alpha; ++a) {
+              column.push_back(d[static_cast<size_t>(a)][static_cast<size_t>(b)]);
+            }
+            row.push_back(SparseSum(column, [&](int64_t a) { return wm.Bt(e, a); }));
+          }
+          for (int64_t u = 0; u < alpha; ++u) {
+            positions.push_back(SparseSum(row, [&](int64_t b) { return wm.Bt(u, b); }));
+          }
+        }
+        PrimExpr value = CastTo(data->dtype(), Choose(i[0], positions));
+        if (tiles == real) return value;
+        return tir::MakeSelect(tir::MakeBinary(ExprKind::kLT, i[1], Idx(real)), value,
+                               Const(data->dtype(), 0));
+      },
+      op.name, op.pattern, {"p", "t", "c"});
+  return std::vector<Tensor>{v};
+}
+
+// nn.winograd_output_transform: M [alpha^2, tiles, K] -> Y [N, K/b, H, W, b].
+Result OutputTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tensor>& in) {
+  const Tensor& mm = in[0];
+  ASSIGN_OR_RETURN(WinogradMatrices wm, ir::ops::Winograd3x3(attrs.GetInt("tile_size")));
+  const std::vector<int64_t> size = attrs.GetInts("output_size");
+  const int64_t block = attrs.GetInt("block");
+  const int64_t m = wm.m, alpha = wm.alpha;
+  const int64_t th = ir::ops::WinogradTiles(size[1], m);
+  const int64_t tw = ir::ops::WinogradTiles(size[2], m);
+  Tensor y = te::Compute(
+      "winograd_output", {size[0], mm->shape()[2] / block, size[1], size[2], block},
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr ht = FloorDivC(i[2], m), hi = FloorModC(i[2], m);
+        PrimExpr wt = FloorDivC(i[3], m), wi = FloorModC(i[3], m);
+        PrimExpr t = Add(Mul(Add(Mul(i[0], th), ht), tw), wt);
+        PrimExpr k = Add(Mul(i[1], block), i[4]);
+        std::vector<std::vector<PrimExpr>> mv(static_cast<size_t>(alpha));  // M[(e, u)], u fastest
+        for (int64_t e = 0; e < alpha; ++e) {
+          for (int64_t u = 0; u < alpha; ++u) {
+            mv[static_cast<size_t>(e)].push_back(
+                GetAs(DType::kFloat32, mm, {Idx(e * alpha + u), t, k}));
+          }
+        }
+        std::vector<PrimExpr> rows;
+        for (int64_t r = 0; r < m; ++r) {
+          std::vector<PrimExpr> sums;  // R[r][u]
+          for (int64_t u = 0; u < alpha; ++u) {
+            std::vector<PrimExpr> column;
+            for (int64_t e = 0; e < alpha; ++e) {
+              column.push_back(mv[static_cast<size_t>(e)][static_cast<size_t>(u)]);
+            }
+            sums.push_back(SparseSum(column, [&](int64_t e) { return wm.At(r, e); }));
+          }
+          std::vector<PrimExpr> pixels;
+          for (int64_t c = 0; c < m; ++c) {
+            pixels.push_back(SparseSum(sums, [&](int64_t u) { return wm.At(c, u); }));
+          }
+          rows.push_back(Choose(wi, pixels));
+        }
+        return CastTo(mm->dtype(), Choose(hi, rows));
+      },
+      op.name, op.pattern, {"n", "c", "h", "w", "cb"});
+  return std::vector<Tensor>{y};
+}
+
+}  // namespace
+
+void AddWinogradComputes(ComputeTable* table) {
+  (*table)["nn.winograd_input_transform"] = InputTransform;
+  (*table)["nn.winograd_output_transform"] = OutputTransform;
+}
+
+}  // namespace relay::topi::internal
