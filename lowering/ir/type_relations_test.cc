@@ -546,6 +546,41 @@ TEST(NnRelTest, GlobalPool2D) {
   }
 }
 
+// Winograd F(4x4, 3x3): a 14x13 output (padding 1 on 14x13 data) is 4 x 4 tiles of 4x4; 6x6
+// transformed tiles, 36 positions. F(2x2, 3x3) has 16.
+TEST(NnRelTest, WinogradTransforms) {
+  const char* in = "nn.winograd_input_transform";
+  const AttrList pad = {{"padding", Is({1, 1, 1, 1})}, {"tiles", I(18)}};
+  EXPECT_EQ(Ok(Rel(in, {T({1, 2, 14, 13, 16})}, pad)), S(T({36, 18, 32})));
+  EXPECT_EQ(Ok(Rel(in, {T({2, 1, 5, 5, 3})},
+                   {{"tile_size", I(2)}, {"padding", Is({0, 1, 2, 1})}, {"tiles", I(18)}})),
+            S(T({16, 18, 3})));
+  EXPECT_THAT(
+      Err(Rel(in, {T({1, 2, 14, 13, 16})}, {{"padding", Is({1, 1, 1, 1})}, {"tiles", I(15)}})),
+      HasSubstr("tiles=15 must be from 16"));
+  EXPECT_THAT(
+      Err(Rel(in, {T({1, 2, 14, 13, 16})}, {{"padding", Is({1, 1, 1, 1})}, {"tiles", I(32)}})),
+      HasSubstr("to 31"));
+  EXPECT_THAT(Err(Rel(in, {T({1, 2, 14, 13, 16})},
+                      {{"tile_size", I(3)}, {"padding", Is({1, 1, 1, 1})}, {"tiles", I(16)}})),
+              HasSubstr("tile_size=3 is not supported"));
+  EXPECT_THAT(Err(Rel(in, {T({1, 32, 14, 13})}, pad)), HasSubstr("rank 5"));
+  EXPECT_THAT(Err(Rel(in, {T({1, 2, 2, 5, 16})}, {{"padding", Is({0, 0, 0, 0})}, {"tiles", I(1)}})),
+              HasSubstr("does not fit"));
+  EXPECT_EQ(Code(Rel(in, {T({1, 2, 14, 13, 16}, i32)}, pad)), absl::StatusCode::kUnimplemented);
+
+  const char* out = "nn.winograd_output_transform";
+  const AttrList size = {{"output_size", Is({1, 14, 13})}, {"block", I(16)}};
+  EXPECT_EQ(Ok(Rel(out, {T({36, 18, 32})}, size)), S(T({1, 2, 14, 13, 16})));
+  EXPECT_THAT(Err(Rel(out, {T({16, 18, 32})}, size)), HasSubstr("must have 36 tile positions"));
+  EXPECT_THAT(
+      Err(Rel(out, {T({36, 18, 32})}, {{"output_size", Is({1, 14, 13})}, {"block", I(12)}})),
+      HasSubstr("block=12 must divide"));
+  EXPECT_THAT(Err(Rel(out, {T({36, 15, 32})}, size)), HasSubstr("tiles=15 must be from 16"));
+  EXPECT_THAT(Err(Rel(out, {T({36, 18, 32})}, {{"output_size", Is({14, 13})}, {"block", I(16)}})),
+              HasSubstr("output_size must be [N, H, W]"));
+}
+
 TEST(NnRelTest, Pad) {
   // Pairs per axis: (0,0) (0,0) (1,1) (2,0).
   EXPECT_EQ(

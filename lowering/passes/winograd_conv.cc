@@ -1,5 +1,6 @@
 #include "lowering/passes/winograd_conv.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -18,9 +19,6 @@ namespace {
 using ir::AttrValue;
 using ir::Expr;
 
-// F(4x4, 3x3): the tile that takes the most work off a 3x3 conv while float32 keeps its
-// transforms exact enough (F(6x6, 3x3) needs points +-1/2, with errors ~10x larger).
-constexpr int64_t kWinogradTile = 4;
 // The batch_matmul's register tile has 6 rows (lowering/schedule/strategy.cc, ScheduleMatmul):
 // tiles are padded to whole register tiles.
 constexpr int64_t kProductRows = 6;
@@ -70,45 +68,67 @@ class WinogradRewriter {
     // [K/ob, C/ib, 3, 3, ib, ob]
     if (w.ndim() != 6 || w.shape()[2] != 3 || w.shape()[3] != 3) return Expr(nullptr);
     const ir::Shape& os = out.shape();
-    const int64_t real = os[0] * ir::ops::WinogradTiles(os[2], kWinogradTile) *
-                         ir::ops::WinogradTiles(os[3], kWinogradTile);
-    if (real < kWinogradMinTiles) return Expr(nullptr);
-    const int64_t tiles = (real + kProductRows - 1) / kProductRows * kProductRows;
-    ASSIGN_OR_RETURN(Expr u, Transformed(*weight, attrs.GetString("kernel_layout")));
+    const int64_t m = WinogradTileFor(os[0], os[2], os[3]);
+    if (m == 0) return Expr(nullptr);
+    ASSIGN_OR_RETURN(Expr u, Transformed(*weight, attrs.GetString("kernel_layout"), m));
     Expr v = MakeOpCall("nn.winograd_input_transform", {operands[0]},
-                        {{"tile_size", AttrValue::Int(kWinogradTile)},
+                        {{"tile_size", AttrValue::Int(m)},
                          {"padding", AttrValue::Ints(attrs.GetInts("padding"))},
-                         {"tiles", AttrValue::Int(tiles)}});
-    Expr m = MakeOpCall("nn.batch_matmul", {v, u}, {{"transpose_b", AttrValue::Bool(false)}});
-    return MakeOpCall("nn.winograd_output_transform", {m},
-                      {{"tile_size", AttrValue::Int(kWinogradTile)},
+                         {"tiles", AttrValue::Int(WinogradProductRows(os[0], os[2], os[3], m))}});
+    Expr mm = MakeOpCall("nn.batch_matmul", {v, u}, {{"transpose_b", AttrValue::Bool(false)}});
+    return MakeOpCall("nn.winograd_output_transform", {mm},
+                      {{"tile_size", AttrValue::Int(m)},
                        {"output_size", AttrValue::Ints({os[0], os[2], os[3]})},
                        {"block", AttrValue::Int(os[4])}});
   }
 
-  // The conv's blocked weight transformed: a new param (once per weight).
-  absl::StatusOr<Expr> Transformed(const ir::VarNode& weight, const std::string& layout) {
-    auto it = transformed_.find(weight.name());
+  // The conv's blocked weight transformed for F(m x m, 3 x 3): a new param (once per weight
+  // and m).
+  absl::StatusOr<Expr> Transformed(const ir::VarNode& weight, const std::string& layout,
+                                   int64_t m) {
+    const std::string key = absl::StrCat(weight.name(), "_winograd", m);
+    auto it = transformed_.find(key);
     if (it == transformed_.end()) {
       ASSIGN_OR_RETURN(ir::Layout from, ir::Layout::Parse(layout));
       ASSIGN_OR_RETURN(ir::Layout oihw, ir::Layout::Parse("OIHW"));
       ASSIGN_OR_RETURN(ir::Tensor plain, ir::Relayout(params_.at(weight.name()), from, oihw));
-      ASSIGN_OR_RETURN(ir::Tensor u, WinogradWeights(plain, kWinogradTile));
+      ASSIGN_OR_RETURN(ir::Tensor u, WinogradWeights(plain, m));
       Model probe{model_.module, params_};
-      std::string name =
-          FreshParamName(probe, absl::StrCat(weight.name(), "_winograd", kWinogradTile));
+      std::string name = FreshParamName(probe, key);
       params_.emplace(name, std::move(u));
-      it = transformed_.emplace(weight.name(), std::move(name)).first;
+      it = transformed_.emplace(key, std::move(name)).first;
     }
     return Expr(ir::VarNode::Make(it->second, params_.at(it->second).type()));
   }
 
   const Model& model_;
   ParamMap params_;
-  std::map<std::string, std::string> transformed_;  // weight -> transformed param
+  std::map<std::string, std::string> transformed_;  // weight_winograd<m> -> param
 };
 
 }  // namespace
+
+int64_t WinogradProductRows(int64_t n, int64_t height, int64_t width, int64_t m) {
+  const int64_t tiles = n * ir::ops::WinogradTiles(height, m) * ir::ops::WinogradTiles(width, m);
+  return (tiles + kProductRows - 1) / kProductRows * kProductRows;
+}
+
+int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width) {
+  // Per pair of channels, in multiply-adds: the direct conv's 9 per output pixel, F(m x m)'s
+  // alpha^2 per (padded) tile; each at least what reading its weights from memory costs.
+  const int64_t floor = 4 * kWinogradBalance;  // rows of a product that its weights' bytes cost
+  const int64_t direct = 9 * std::max(n * height * width, floor);
+  int64_t best = 0, best_cost = direct;
+  for (int64_t m : {4, 2}) {
+    const int64_t cost =
+        (m + 2) * (m + 2) * std::max(WinogradProductRows(n, height, width, m), floor);
+    if (cost * kWinogradMinGain <= direct * 10 && cost < best_cost) {
+      best = m;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
 
 absl::StatusOr<ir::Tensor> WinogradWeights(const ir::Tensor& oihw, int64_t m) {
   ASSIGN_OR_RETURN(ir::ops::WinogradMatrices wm, ir::ops::Winograd3x3(m));

@@ -1,4 +1,4 @@
-// WinogradConv: 3x3 stride-1 convolutions through Winograd's minimal filtering F(4x4, 3x3)
+// WinogradConv: 3x3 stride-1 convolutions through Winograd's minimal filtering F(m x m, 3 x 3)
 // (Lavin & Gray; TVM's conv2d_winograd, NNPACK), for the blocked convs AlterLayout made.
 //
 // Note on the algorithm. A 3x3 conv computes each 4x4 tile of its output from the 6x6 input
@@ -19,11 +19,22 @@
 // the conv's bias, activation and residual a third; the two buffers between them are 2.25x the
 // conv's input and output.
 //
-// Which convs. The products read the transformed weights once per call: 4x the conv's weights
-// (36 positions for 9 taps), which a map of few tiles cannot amortize. A conv is rewritten when
-// its output has at least kMinTiles tiles (28x28 maps and larger), 3x3 stride-1 undilated taps,
-// one group, float32, blocked input and weights that are params. The tile count is rounded up
-// to a multiple of the product's register tile (6 rows), the extra tiles zero.
+// Which convs, and which tile. The products read the transformed weights once per call:
+// alpha^2/9 times the conv's weights (4x for m = 4, 1.8x for m = 2), which a map of few tiles
+// does not amortize. Per pair of channels the direct conv costs 9 multiply-adds per output
+// pixel, F(m x m) alpha^2 per tile (the tile count padded to whole register tiles of the
+// product, 6 rows); each is costed at least what streaming its weights from memory costs, at
+// kWinogradBalance multiply-adds per byte. The cheapest form wins when it is at least
+// kWinogradMinGain/10 times cheaper than the direct conv:
+//
+//   map (per image)   direct   F(4x4)            F(2x2)           choice
+//   56x56             28224    36 x 198 = 7128   16 x 786 = 12576  F(4x4)
+//   28x28              7056    36 x 54  = 1944   16 x 198 = 3168   F(4x4)
+//   14x14              1764    36 x 40  = 1440   16 x 54  =  864   F(2x2)
+//   7x7                 441    36 x 40          16 x 40  =  640   direct
+//
+// Only 3x3 stride-1 undilated convs of one group, float32, with blocked input and weights that
+// are params.
 //
 // Numerics: float32 transforms of F(4x4, 3x3) (points 0, +-1, +-2) round differently from the
 // direct sums: relative errors around 1e-6 per conv, about 10x the direct conv's.
@@ -38,8 +49,18 @@
 
 namespace relay::passes {
 
-// The fewest output tiles (per image batch) for which a conv is rewritten.
-inline constexpr int64_t kWinogradMinTiles = 32;
+// Multiply-adds per byte of weights read from memory (a core's FMA rate over its share of
+// DRAM bandwidth: 128 per ns over ~12 bytes per ns, AVX-512 at 1 thread on Zen 5), and the gain
+// over the direct conv (in tenths) below which a conv stays direct.
+inline constexpr int64_t kWinogradBalance = 10;
+inline constexpr int64_t kWinogradMinGain = 15;
+
+// The tile m (4 or 2) for a conv with an N x height x width output, or 0 for the direct conv
+// (the table above).
+int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width);
+
+// The rows of its products (tiles, padded to whole register tiles).
+int64_t WinogradProductRows(int64_t n, int64_t height, int64_t width, int64_t m);
 
 // A 3x3 OIHW weight [K, C, 3, 3] (float32) transformed for F(m x m, 3 x 3): [alpha^2, C, K]
 // with U[(e, u), c, k] = (G g[k, c] G^T)[e][u], computed in double and rounded once.

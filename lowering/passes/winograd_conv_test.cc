@@ -42,13 +42,13 @@ void ExpectSameOutputs(const Model& before, const Model& after, double tolerance
   }
 }
 
-// A 3x3 conv on a 25x25 blocked map (7 x 7 = 49 tiles of 4x4, the last row and column partial) with
-// its bias, a residual add and a ReLU, from 16 to 24 channels (NCHW16c in, NCHW24c out): one
-// input transform, one batch_matmul over the transformed weights ([36, 16, 24]: a new param,
-// the blocked weight dropped), one output transform. The same conv with stride 2, and a 3x3 conv
-// on a 12x12 map (9 tiles), stay direct. The values are the direct convs' within float32
-// rounding.
-TEST(WinogradConvTest, RewritesThreeByThreeConvsOnLargeMaps) {
+// A 3x3 conv on a 25x25 blocked map (7 x 7 = 49 tiles of 4x4, the last row and column partial)
+// with its bias, a residual add and a ReLU, from 16 to 24 channels (NCHW16c in, NCHW24c out):
+// one input transform, one batch_matmul over the transformed weights ([36, 16, 24]: a new
+// param, the blocked weight dropped), one output transform. The same conv with stride 2 stays
+// direct; a 3x3 conv to an 11x11 map takes F(2x2, 3x3) (36 tiles of 2x2, 16 positions). The
+// values are the direct convs' within float32 rounding.
+TEST(WinogradConvTest, RewritesThreeByThreeStrideOneConvs) {
   const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(1, 16, 25, 25), float32], %w0: Tensor[(16, 16, 1, 1), float32],
           %w: Tensor[(24, 16, 3, 3), float32], %b: Tensor[(24), float32],
@@ -67,16 +67,30 @@ def @main(%x: Tensor[(1, 16, 25, 25), float32], %w0: Tensor[(16, 16, 1, 1), floa
   const Model blocked = Typed(AlterLayout(model));
   const Model rewritten = Typed(WinogradConv(blocked));
   const std::string printed = ir::PrintModule(rewritten.module);
-  EXPECT_EQ(Count(printed, "nn.winograd_input_transform("), 1) << printed;
-  EXPECT_EQ(Count(printed, "nn.batch_matmul("), 1) << printed;
-  EXPECT_EQ(Count(printed, "nn.winograd_output_transform("), 1) << printed;
-  EXPECT_EQ(Count(printed, "nn.contrib_conv2d_NCHWc("), 3) << printed;
+  EXPECT_EQ(Count(printed, "nn.winograd_input_transform("), 2) << printed;
+  EXPECT_EQ(Count(printed, "nn.batch_matmul("), 2) << printed;
+  EXPECT_EQ(Count(printed, "nn.winograd_output_transform("), 2) << printed;
+  EXPECT_EQ(Count(printed, "nn.contrib_conv2d_NCHWc("), 2) << printed;
   // 49 tiles padded to 54 (whole register tiles of 6 rows).
-  EXPECT_THAT(printed, HasSubstr("tiles=54")) << printed;
-  EXPECT_THAT(printed, HasSubstr("output_size=[1, 25, 25], block=24")) << printed;
+  EXPECT_THAT(printed, HasSubstr("(%0, padding=[1, 1, 1, 1], tiles=54)")) << printed;
+  EXPECT_THAT(printed, HasSubstr("(%2, output_size=[1, 25, 25], block=24)")) << printed;
+  EXPECT_THAT(printed, HasSubstr("tile_size=2, padding=[0, 0, 0, 0], tiles=36")) << printed;
   EXPECT_EQ(rewritten.params.count("w_OIHW16i24o"), 0u);
   EXPECT_EQ(rewritten.params.at("w_OIHW16i24o_winograd4").shape(), (ir::Shape{36, 16, 24}));
+  EXPECT_EQ(rewritten.params.at("wp_OIHW16i16o_winograd2").shape(), (ir::Shape{16, 16, 16}));
   ExpectSameOutputs(model, rewritten, 1e-5);
+}
+
+// The tile follows the cost model's table (winograd_conv.h).
+TEST(WinogradConvTest, ChoosesTheTileByCost) {
+  EXPECT_EQ(WinogradTileFor(1, 56, 56), 4);
+  EXPECT_EQ(WinogradTileFor(1, 28, 28), 4);
+  EXPECT_EQ(WinogradTileFor(1, 14, 14), 2);
+  EXPECT_EQ(WinogradTileFor(1, 7, 7), 0);
+  EXPECT_EQ(WinogradTileFor(8, 7, 7), 4);  // a batch of 8 has the tiles of a 28x28 map
+  EXPECT_EQ(WinogradTileFor(1, 1, 1), 0);
+  EXPECT_EQ(WinogradProductRows(1, 56, 56, 4), 198);
+  EXPECT_EQ(WinogradProductRows(1, 14, 14, 2), 54);
 }
 
 // Nothing to rewrite: a model without a blocked 3x3 conv comes back equal.
