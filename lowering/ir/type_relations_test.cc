@@ -145,7 +145,7 @@ TEST(OpRegistryTest, EveryOpOfTheDocHasItsSchema) {
       {"nn.global_max_pool2d", "(data) {layout:string=\"NCHW\", out_layout:string=\"\"} opaque"},
       {"nn.winograd_input_transform", "(data) {tile_size:int=4, padding:ints!, tiles:int!} opaque"},
       {"nn.winograd_output_transform",
-       "(data) {tile_size:int=4, output_size:ints!, block:int!} injective"},
+       "(data) {tile_size:int=4, output_size:ints!, block:int!} out-elemwise-fusable"},
       {"sum", absl::StrCat(kReduce, " reduction")},
       {"mean", absl::StrCat(kReduce, " reduction")},
       {"max", absl::StrCat(kReduce, " reduction")},
