@@ -1216,8 +1216,9 @@ class DefaultStrategy {
   // (..., m, n)). Two register tiles, chosen by which axis the operands are contiguous along:
   //
   //   n: every operand reads n last or not at all (batch_matmul, matmul with B[k, n]): a tile
-  //      of mr rows x nv vectors of n (6 x 2: 12 accumulators, enough to cover the FMA latency
-  //      on two ports); per k, mr broadcasts and nv vector loads feed mr x nv multiply-adds:
+  //      of mr rows x nv vectors of n (6 x 2: 12 accumulators under AVX2, 6 x 4: 24 under AVX-512,
+  //      to cover the FMA latency on two ports); per k, mr broadcasts and nv vector loads feed mr x
+  //      nv multiply-adds:
   //        for ..., m.o, n.o parallel:  for k:  for m unrolled, n vectorized:  acc += a*b
   //   k: every operand reads k last (dense: x[m, k] * w[n, k]): a tile of mr x nr outputs,
   //      k in vector lanes (a vectorized reduction: each lane a partial sum, added up after
@@ -1265,9 +1266,14 @@ class DefaultStrategy {
     // (A matrix-vector product, m = 1, streams the weights from memory: 8 of their rows at a
     // time, 8 streams for the prefetchers and 8 independent accumulators. ResNet-50's fc, 2048
     // -> 1000 under AVX2, kernel_bench --cold: 0.44 -> 0.28 ms against 2 rows.)
+    // Four vectors of columns where the registers hold 4 x mr accumulators (AVX-512: 6 x 4 of
+    // 28), else two: each broadcast of A feeds 4 multiply-adds, and B is read 4 vectors of a
+    // row at a time (AVX-512, interleaved A/B of the models' bench binaries, 1 thread:
+    // bert_tiny 0.92x the time, ResNet-18 0.97x, with its Winograd products; the others even).
+    const int64_t n_vectors = mr * 4 <= accumulators ? 4 : 2;
     ASSIGN_OR_RETURN(const int64_t nr,
                      knobs_.Choose(scope, "tile_columns", columns,
-                                   n_mode ? std::min(n_extent, 2 * lanes)
+                                   n_mode ? std::min(n_extent, n_vectors * lanes)
                                           : std::min<int64_t>(n_extent, m_extent == 1 ? 8 : 2)));
     const bool n_serial = o == nullptr && n_extent % nr != 0;
     Loop m_in, n_in, n_out;
