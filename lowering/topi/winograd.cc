@@ -65,6 +65,39 @@ PrimExpr Choose(const PrimExpr& index, const std::vector<PrimExpr>& choices) {
   return out;
 }
 
+// An alpha x alpha block of expressions, row-major.
+using Block = std::vector<std::vector<PrimExpr>>;
+
+// The block whose element (a, b) is element(a, b).
+Block MakeBlock(int64_t alpha, const std::function<PrimExpr(int64_t, int64_t)>& element) {
+  Block out(static_cast<size_t>(alpha));
+  for (int64_t a = 0; a < alpha; ++a) {
+    for (int64_t b = 0; b < alpha; ++b) out[static_cast<size_t>(a)].push_back(element(a, b));
+  }
+  return out;
+}
+
+// C X C^T for the block X and the `rows` x alpha matrix C (coef(i, a)):
+//   out[i][j] = sum_b C[j][b] (sum_a C[i][a] X[a][b])
+// the inner sums of a row i being shared expressions that every j reads.
+Block Sandwich(const Block& x, int64_t rows, const std::function<double(int64_t, int64_t)>& coef) {
+  const size_t alpha = x.size();
+  Block out(static_cast<size_t>(rows));
+  for (int64_t i = 0; i < rows; ++i) {
+    std::vector<PrimExpr> inner;  // sum_a C[i][a] X[a][b], per b
+    for (size_t b = 0; b < alpha; ++b) {
+      std::vector<PrimExpr> column;
+      for (size_t a = 0; a < alpha; ++a) column.push_back(x[a][b]);
+      inner.push_back(SparseSum(column, [&](int64_t a) { return coef(i, a); }));
+    }
+    for (int64_t j = 0; j < rows; ++j) {
+      out[static_cast<size_t>(i)].push_back(
+          SparseSum(inner, [&](int64_t b) { return coef(j, b); }));
+    }
+  }
+  return out;
+}
+
 // nn.winograd_input_transform: data [N, C/b, H, W, b] -> V [alpha^2, tiles, C]. The data is
 // padded (a helper stage) to whole tiles plus the 3x3 window's border; tiles past the real ones
 // are zero.
@@ -95,26 +128,13 @@ Result InputTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::ve
         PrimExpr tx = FloorModC(t, tw);
         PrimExpr cb = FloorDivC(i[2], block);
         PrimExpr lane = FloorModC(i[2], block);
-        std::vector<std::vector<PrimExpr>> d(static_cast<size_t>(alpha));  // d[a][b], b fastest
-        for (int64_t a = 0; a < alpha; ++a) {
-          for (int64_t b = 0; b < alpha; ++b) {
-            d[static_cast<size_t>(a)].push_back(
-                GetAs(DType::kFloat32, src, {n, cb, Add(Mul(ty, m), a), Add(Mul(tx, m), b), lane}));
-          }
-        }
-        std::vector<PrimExpr> positions;
-        for (int64_t e = 0; e < alpha; ++e) {
-          std::vector<PrimExpr> row;  // S[e][b]
-          for (int64_t b = 0; b < alpha; ++b) {
-            std::vector<PrimExpr> column;
-            for (int64_t a = 0; a < alpha; ++a) {
-              column.push_back(d[static_cast<size_t>(a)][static_cast<size_t>(b)]);
-            }
-            row.push_back(SparseSum(column, [&](int64_t a) { return wm.Bt(e, a); }));
-          }
-          for (int64_t u = 0; u < alpha; ++u) {
-            positions.push_back(SparseSum(row, [&](int64_t b) { return wm.Bt(u, b); }));
-          }
+        const Block d = MakeBlock(alpha, [&](int64_t a, int64_t b) {
+          return GetAs(DType::kFloat32, src, {n, cb, Add(Mul(ty, m), a), Add(Mul(tx, m), b), lane});
+        });
+        std::vector<PrimExpr> positions;  // (e, u), u fastest
+        for (const auto& row :
+             Sandwich(d, alpha, [&](int64_t e, int64_t a) { return wm.Bt(e, a); })) {
+          positions.insert(positions.end(), row.begin(), row.end());
         }
         PrimExpr value = CastTo(data->dtype(), Choose(i[0], positions));
         if (tiles == real) return value;
@@ -134,39 +154,24 @@ Result OutputTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::v
   const int64_t m = wm.m, alpha = wm.alpha;
   const int64_t th = ir::ops::WinogradTiles(size[1], m);
   const int64_t tw = ir::ops::WinogradTiles(size[2], m);
-  Tensor y = te::Compute(
-      "winograd_output", {size[0], mm->shape()[2] / block, size[1], size[2], block},
-      [&](const std::vector<PrimExpr>& i) {
-        PrimExpr ht = FloorDivC(i[2], m), hi = FloorModC(i[2], m);
-        PrimExpr wt = FloorDivC(i[3], m), wi = FloorModC(i[3], m);
-        PrimExpr t = Add(Mul(Add(Mul(i[0], th), ht), tw), wt);
-        PrimExpr k = Add(Mul(i[1], block), i[4]);
-        std::vector<std::vector<PrimExpr>> mv(static_cast<size_t>(alpha));  // M[(e, u)], u fastest
-        for (int64_t e = 0; e < alpha; ++e) {
-          for (int64_t u = 0; u < alpha; ++u) {
-            mv[static_cast<size_t>(e)].push_back(
-                GetAs(DType::kFloat32, mm, {Idx(e * alpha + u), t, k}));
-          }
-        }
-        std::vector<PrimExpr> rows;
-        for (int64_t r = 0; r < m; ++r) {
-          std::vector<PrimExpr> sums;  // R[r][u]
-          for (int64_t u = 0; u < alpha; ++u) {
-            std::vector<PrimExpr> column;
-            for (int64_t e = 0; e < alpha; ++e) {
-              column.push_back(mv[static_cast<size_t>(e)][static_cast<size_t>(u)]);
-            }
-            sums.push_back(SparseSum(column, [&](int64_t e) { return wm.At(r, e); }));
-          }
-          std::vector<PrimExpr> pixels;
-          for (int64_t c = 0; c < m; ++c) {
-            pixels.push_back(SparseSum(sums, [&](int64_t u) { return wm.At(c, u); }));
-          }
-          rows.push_back(Choose(wi, pixels));
-        }
-        return CastTo(mm->dtype(), Choose(hi, rows));
-      },
-      op.name, op.pattern, {"n", "c", "h", "w", "cb"});
+  Tensor y =
+      te::Compute("winograd_output", {size[0], mm->shape()[2] / block, size[1], size[2], block},
+                  [&](const std::vector<PrimExpr>& i) {
+                    PrimExpr ht = FloorDivC(i[2], m), hi = FloorModC(i[2], m);
+                    PrimExpr wt = FloorDivC(i[3], m), wi = FloorModC(i[3], m);
+                    PrimExpr t = Add(Mul(Add(Mul(i[0], th), ht), tw), wt);
+                    PrimExpr k = Add(Mul(i[1], block), i[4]);
+                    const Block mv = MakeBlock(alpha, [&](int64_t e, int64_t u) {
+                      return GetAs(DType::kFloat32, mm, {Idx(e * alpha + u), t, k});
+                    });
+                    std::vector<PrimExpr> rows;
+                    for (const auto& pixels :
+                         Sandwich(mv, m, [&](int64_t r, int64_t e) { return wm.At(r, e); })) {
+                      rows.push_back(Choose(wi, pixels));
+                    }
+                    return CastTo(mm->dtype(), Choose(hi, rows));
+                  },
+                  op.name, op.pattern, {"n", "c", "h", "w", "cb"});
   return std::vector<Tensor>{y};
 }
 
