@@ -68,7 +68,8 @@ class WinogradRewriter {
     // [K/ob, C/ib, 3, 3, ib, ob]
     if (w.ndim() != 6 || w.shape()[2] != 3 || w.shape()[3] != 3) return Expr(nullptr);
     const ir::Shape& os = out.shape();
-    const int64_t m = WinogradTileFor(os[0], os[2], os[3]);
+    const int64_t m =
+        WinogradTileFor(os[0], os[2], os[3], data.shape()[1] * data.shape()[4], os[1] * os[4]);
     if (m == 0) return Expr(nullptr);
     ASSIGN_OR_RETURN(Expr u, Transformed(*weight, attrs.GetString("kernel_layout"), m));
     Expr v = MakeOpCall("nn.winograd_input_transform", {operands[0]},
@@ -113,15 +114,22 @@ int64_t WinogradProductRows(int64_t n, int64_t height, int64_t width, int64_t m)
   return (tiles + kProductRows - 1) / kProductRows * kProductRows;
 }
 
-int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width) {
-  // Per pair of channels, in multiply-adds: the direct conv's 9 per output pixel, F(m x m)'s
-  // alpha^2 per (padded) tile; each at least what reading its weights from memory costs.
+int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width, int64_t in_channels,
+                        int64_t out_channels) {
+  // In multiply-adds: the direct conv's 9 per output pixel and channel pair, F(m x m)'s alpha^2
+  // per (padded) tile and channel pair; each at least what reading its weights from memory
+  // costs, and F(m x m) what writing and reading its two buffers costs where they outgrow
+  // the cache.
+  const int64_t pairs = in_channels * out_channels;
   const int64_t floor = 4 * kWinogradBalance;  // rows of a product that its weights' bytes cost
-  const int64_t direct = 9 * std::max(n * height * width, floor);
+  const int64_t direct = 9 * pairs * std::max(n * height * width, floor);
   int64_t best = 0, best_cost = direct;
   for (int64_t m : {4, 2}) {
-    const int64_t cost =
-        (m + 2) * (m + 2) * std::max(WinogradProductRows(n, height, width, m), floor);
+    const int64_t positions = (m + 2) * (m + 2);
+    const int64_t rows = WinogradProductRows(n, height, width, m);
+    const int64_t buffer_bytes = positions * rows * (in_channels + out_channels) * 4;
+    int64_t cost = positions * pairs * std::max(rows, floor);
+    if (buffer_bytes > kWinogradBufferBytes) cost += 2 * kWinogradBalance * buffer_bytes;
     if (cost * kWinogradMinGain <= direct * 10 && cost < best_cost) {
       best = m;
       best_cost = cost;

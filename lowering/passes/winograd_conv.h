@@ -21,17 +21,23 @@
 //
 // Which convs, and which tile. The products read the transformed weights once per call:
 // alpha^2/9 times the conv's weights (4x for m = 4, 1.8x for m = 2), which a map of few tiles
-// does not amortize. Per pair of channels the direct conv costs 9 multiply-adds per output
-// pixel, F(m x m) alpha^2 per tile (the tile count padded to whole register tiles of the
-// product, 6 rows); each is costed at least what streaming its weights from memory costs, at
-// kWinogradBalance multiply-adds per byte. The cheapest form wins when it is at least
-// kWinogradMinGain/10 times cheaper than the direct conv:
+// does not amortize; and the buffers between the kernels, 2.25x the conv's input and output,
+// go to memory and back once they outgrow the cache. Per pair of channels the direct conv
+// costs 9 multiply-adds per output pixel, F(m x m) alpha^2 per tile (the tile count padded to
+// whole register tiles of the product, 6 rows); each is costed at least what streaming its
+// weights from memory costs, at kWinogradBalance multiply-adds per byte, and F(m x m) pays
+// that rate for writing and reading its buffers when they are more than kWinogradBufferBytes.
+// The cheapest form wins when it is at least kWinogradMinGain/10 times cheaper than the
+// direct conv. Per pair of channels, buffers in cache:
 //
 //   map (per image)   direct   F(4x4)            F(2x2)           choice
 //   56x56             28224    36 x 198 = 7128   16 x 786 = 12576  F(4x4)
 //   28x28              7056    36 x 54  = 1944   16 x 198 = 3168   F(4x4)
 //   14x14              1764    36 x 40  = 1440   16 x 54  =  864   F(2x2)
 //   7x7                 441    36 x 40          16 x 40  =  640   direct
+//
+// The detector's 96 -> 24 conv on 160x160 would make 28 MB of buffers and stays direct (as
+// three kernels it took 7.9 ms against the direct conv's 6; its 80x80 twin, 7 MB, gains).
 //
 // Only 3x3 stride-1 undilated convs of one group, float32, with blocked input and weights that
 // are params.
@@ -49,15 +55,18 @@
 
 namespace relay::passes {
 
-// Multiply-adds per byte of weights read from memory (a core's FMA rate over its share of
-// DRAM bandwidth: 128 per ns over ~12 bytes per ns, AVX-512 at 1 thread on Zen 5), and the gain
-// over the direct conv (in tenths) below which a conv stays direct.
+// Multiply-adds per byte read from memory (a core's FMA rate over its share of DRAM
+// bandwidth: 128 per ns over ~12 bytes per ns, AVX-512 at 1 thread on Zen 5); the buffers that
+// stay in cache between two kernels (a quarter of a 32 MB L3); and the gain over the direct
+// conv (in tenths) below which a conv stays direct.
 inline constexpr int64_t kWinogradBalance = 10;
+inline constexpr int64_t kWinogradBufferBytes = 8 << 20;
 inline constexpr int64_t kWinogradMinGain = 15;
 
-// The tile m (4 or 2) for a conv with an N x height x width output, or 0 for the direct conv
-// (the table above).
-int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width);
+// The tile m (4 or 2) for a conv with an N x height x width output from `in_channels` to
+// `out_channels` (padded counts), or 0 for the direct conv (the note above).
+int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width, int64_t in_channels,
+                        int64_t out_channels);
 
 // The rows of its products (tiles, padded to whole register tiles).
 int64_t WinogradProductRows(int64_t n, int64_t height, int64_t width, int64_t m);

@@ -83,12 +83,16 @@ def @main(%x: Tensor[(1, 16, 25, 25), float32], %w0: Tensor[(16, 16, 1, 1), floa
 
 // The tile follows the cost model's table (winograd_conv.h).
 TEST(WinogradConvTest, ChoosesTheTileByCost) {
-  EXPECT_EQ(WinogradTileFor(1, 56, 56), 4);
-  EXPECT_EQ(WinogradTileFor(1, 28, 28), 4);
-  EXPECT_EQ(WinogradTileFor(1, 14, 14), 2);
-  EXPECT_EQ(WinogradTileFor(1, 7, 7), 0);
-  EXPECT_EQ(WinogradTileFor(8, 7, 7), 4);  // a batch of 8 has the tiles of a 28x28 map
-  EXPECT_EQ(WinogradTileFor(1, 1, 1), 0);
+  EXPECT_EQ(WinogradTileFor(1, 56, 56, 64, 64), 4);
+  EXPECT_EQ(WinogradTileFor(1, 28, 28, 128, 128), 4);
+  EXPECT_EQ(WinogradTileFor(1, 14, 14, 256, 256), 2);
+  EXPECT_EQ(WinogradTileFor(1, 7, 7, 512, 512), 0);
+  EXPECT_EQ(WinogradTileFor(8, 7, 7, 64, 64), 4);  // a batch of 8 has the tiles of a 28x28 map
+  EXPECT_EQ(WinogradTileFor(1, 1, 1, 16, 16), 0);
+  // Buffers beyond the cache: the detector's 96 -> 24 on 160x160 (28 MB) stays direct, on
+  // 80x80 (7 MB) it does not.
+  EXPECT_EQ(WinogradTileFor(1, 160, 160, 96, 24), 0);
+  EXPECT_EQ(WinogradTileFor(1, 80, 80, 96, 24), 4);
   EXPECT_EQ(WinogradProductRows(1, 56, 56, 4), 198);
   EXPECT_EQ(WinogradProductRows(1, 14, 14, 2), 54);
 }

@@ -35,6 +35,8 @@
 #include "lowering/schedule/expand.h"
 #include "lowering/schedule/winograd_schedule.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/tir/affine.h"
+#include "lowering/tir/simplify.h"
 #include "lowering/tir/substitute.h"
 
 namespace relay::schedule {
@@ -669,12 +671,24 @@ class DefaultStrategy {
   //     for w.i:  for ci vectorized:  out[n, c, h, w, ci] = tile[ci, w.i]
   //
   // (The detector's 4 x 24 channels -> NCHW16c: 12.4 ms gathering along channels.)
+  //
+  // A value whose every read is contiguous along the block's channels (an op on a blocked map
+  // that went through NCHW and back: the detector's bilinear 2x resize of 96 channels, whose
+  // two layout changes cancel) runs the block's channels as the vector lanes instead, a pixel
+  // at a time: along the pixels, each lane loaded and stored 16 floats from its neighbour
+  // (4.5 -> 0.3 ms).
   absl::Status ScheduleToChannelBlocks(Stage* o) {
     const int64_t lanes = Lanes(*o, target_);
-    ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), lanes, TailStrategy::kShiftInwards));
-    Loop n = o->axis(0), c = o->axis(1), h = o->axis(2), ci = o->axis(4);
     Stage* in = schedule_[o->op()->inputs()[0]];
     const bool tiled = in != nullptr && IsConcatenationIntoBlocks(*in);
+    if (!tiled && ReadsRunAlongLastAxis(*o)) {
+      ASSIGN_OR_RETURN(Loop nc, o->Fuse(o->axis(0), o->axis(1)));
+      ASSIGN_OR_RETURN(Loop nch, o->Fuse(nc, o->axis(2)));
+      RETURN_IF_ERROR(o->Parallel(nch));
+      return o->Vectorize(o->axis(4));
+    }
+    ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), lanes, TailStrategy::kShiftInwards));
+    Loop n = o->axis(0), c = o->axis(1), h = o->axis(2), ci = o->axis(4);
     RETURN_IF_ERROR(o->Reorder({n, c, h, w.first, tiled ? w.second : ci, tiled ? ci : w.second}));
     ASSIGN_OR_RETURN(Loop nc, o->Fuse(n, c));
     ASSIGN_OR_RETURN(Loop nch, o->Fuse(nc, h));
@@ -1192,6 +1206,35 @@ class DefaultStrategy {
     RETURN_IF_ERROR(conv->Parallel(nc));
     RETURN_IF_ERROR(conv->Unroll(c.second));
     return conv->Vectorize(strip.second);
+  }
+
+  // Whether every read in `o`'s expanded body, its indices simplified over `o`'s axes, either
+  // does not depend on `o`'s last axis or reads along it contiguously: the last axis plus an
+  // offset free of it as its last index, and no other index depending on it. (Through an
+  // inlined layout change and back, a blocked value's channel lane reads as
+  // `floormod(c*16 + ci, 16)`, which is `ci`.)
+  bool ReadsRunAlongLastAxis(const Stage& o) {
+    tir::VarRanges ranges;
+    for (int d = 0; d < o.num_axes(); ++d) {
+      ranges[o.op()->axes()[static_cast<size_t>(d)].var.get()] =
+          tir::Interval::Loop(o.op()->shape()[static_cast<size_t>(d)]);
+    }
+    const PrimExpr& last = o.op()->axes().back().var;
+    auto uses_last = [&](const PrimExpr& e) {
+      return tir::UsesVar(e, [&](const PrimExpr& v) { return v == last; });
+    };
+    bool ok = true;
+    tir::VisitExpr(expander_.Expanded(o.op().get()), [&](const PrimExpr& x) {
+      if (!ok || x->kind() != ExprKind::kProducerRead) return ok;
+      const auto& idx = x->operands();
+      for (size_t d = 0; d < idx.size(); ++d) {
+        const PrimExpr i = tir::Simplify(idx[d], ranges);
+        if (!uses_last(i)) continue;
+        ok = d + 1 == idx.size() && tir::OffsetFrom(i, last).has_value();
+      }
+      return ok;
+    });
+    return ok;
   }
 
   // How every read of a one-reduction anchor varies along an index variable: not at all, as
