@@ -25,8 +25,8 @@ bool IsWinogradInput(const Stage& s);
 // The output tile m of the kernel's nn.winograd_output_transform stage, or 0 when it has none.
 int64_t WinogradOutputTile(const Schedule& schedule);
 
-// Schedules `v` (IsWinogradInput; its padded input materialized apart), whose channels are
-// blocks of `block` (the data's last axis).
+// Schedules `v` (IsWinogradInput; its padded input materialized apart), a block of channels
+// (the data's last axis) at a time.
 absl::Status ScheduleWinogradInput(Stage* v);
 
 // Schedules `o`, the kernel's blocked [N, C/b, H, W, b] output, which reads the inlined output

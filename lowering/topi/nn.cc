@@ -28,10 +28,6 @@ PrimExpr Lt(PrimExpr a, PrimExpr b) { return tir::MakeBinary(ExprKind::kLT, a, b
 PrimExpr Ge(PrimExpr a, PrimExpr b) { return tir::MakeBinary(ExprKind::kGE, a, b); }
 PrimExpr Gt(PrimExpr a, PrimExpr b) { return tir::MakeBinary(ExprKind::kGT, a, b); }
 PrimExpr Eq(PrimExpr a, PrimExpr b) { return tir::MakeBinary(ExprKind::kEQ, a, b); }
-PrimExpr And(PrimExpr a, PrimExpr b) {
-  if (a == nullptr) return b;
-  return tir::MakeBinary(ExprKind::kAnd, a, b);
-}
 
 // The dtype a multiply-accumulate of `in` values producing `out` values runs in: float32 if
 // either is a float, else int64 if either is int64, else int32. Integer sums are exact (and

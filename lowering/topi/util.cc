@@ -220,14 +220,10 @@ Tensor Fill(const std::string& name, const ir::Shape& shape, ir::DType dtype, do
       name, shape, [&](const std::vector<PrimExpr>&) { return Const(dtype, value); }, tag, pattern);
 }
 
-namespace {
-
-PrimExpr AndOf(PrimExpr a, PrimExpr b) {
+PrimExpr And(PrimExpr a, PrimExpr b) {
   if (a == nullptr) return b;
   return tir::MakeBinary(ExprKind::kAnd, a, b);
 }
-
-}  // namespace
 
 Tensor PadConstant(const Tensor& t, const std::vector<int64_t>& before, const ir::Shape& out_shape,
                    PrimExpr fill, const std::string& name, const std::string& tag) {
@@ -246,11 +242,11 @@ Tensor PadConstant(const Tensor& t, const std::vector<int64_t>& before, const ir
             continue;
           }
           if (before[d] > 0) {
-            cond = AndOf(cond, tir::MakeBinary(ExprKind::kGE, v, Idx(0)));
+            cond = And(cond, tir::MakeBinary(ExprKind::kGE, v, Idx(0)));
             v = tir::Max(v, Idx(0));
           }
           if (out_shape[d] > in[d] + before[d]) {
-            cond = AndOf(cond, tir::MakeBinary(ExprKind::kLT, Add(i[d], -before[d]), Idx(in[d])));
+            cond = And(cond, tir::MakeBinary(ExprKind::kLT, Add(i[d], -before[d]), Idx(in[d])));
             v = tir::Min(v, Idx(in[d] - 1));
           }
           index.push_back(v);

@@ -90,6 +90,9 @@ std::vector<int64_t> IntsOrInt(const ir::AttrValue& value);
 Tensor Fill(const std::string& name, const ir::Shape& shape, ir::DType dtype, double value,
             const std::string& tag, ir::OpPattern pattern);
 
+// a && b, building a condition: `a` may be null (no condition yet), giving `b`.
+PrimExpr And(PrimExpr a, PrimExpr b);
+
 // Constant padding: out[i] = t[i - before] where that is inside `t`, else `fill` (of t's
 // dtype). `out_shape` may cut the padded tensor short or extend it past `after` padding (pools
 // in ceil mode); each dimension is out_shape[d] long. A helper stage (kInjective) named `name`.
