@@ -101,6 +101,20 @@ void ChunkRange(int64_t n, int chunks, int k, int64_t* begin, int64_t* end) {
   *end = *begin + base + (k < extra ? 1 : 0);
 }
 
+void LoopChunkRange(int64_t n, int64_t chunks, int threads, int64_t k, int64_t* begin,
+                    int64_t* end) {
+  // The home of chunk k: the thread t whose chunks [c0, c1) hold it.
+  const int64_t per = chunks / threads, extra = chunks % threads;
+  const int64_t big = extra * (per + 1);  // chunks in the homes of per + 1
+  const int t = static_cast<int>(k < big ? k / (per + 1) : extra + (k - big) / per);
+  int64_t c0, c1, i0, i1;
+  ChunkRange(chunks, threads, t, &c0, &c1);
+  ChunkRange(n, threads, t, &i0, &i1);
+  ChunkRange(i1 - i0, static_cast<int>(c1 - c0), static_cast<int>(k - c0), begin, end);
+  *begin += i0;
+  *end += i0;
+}
+
 bool InParallelRegion() { return tls_parallel_depth > 0; }
 
 int64_t NumChunks(int64_t n, int threads) {
@@ -116,7 +130,7 @@ void ThreadPool::RunChunks(int self) {
       const int64_t c = home.next.fetch_add(1, std::memory_order_relaxed);
       if (c >= home.end) break;
       int64_t begin, end;
-      ChunkRange(loop_n_, static_cast<int>(loop_chunks_), static_cast<int>(c), &begin, &end);
+      LoopChunkRange(loop_n_, loop_chunks_, loop_threads_, c, &begin, &end);
       loop_body_(begin, end, loop_closure_);
     }
   }

@@ -51,6 +51,16 @@ int DefaultNumThreads();
 // n >= 0.
 void ChunkRange(int64_t n, int chunks, int k, int64_t* begin, int64_t* end);
 
+// Chunk `k` of a loop of n iterations cut into `chunks` chunks for `threads` threads (threads <=
+// chunks): thread t's home range of chunks, ChunkRange(chunks, threads, t), covers the
+// iterations ChunkRange(n, threads, t), split among them by ChunkRange. The threads' shares of
+// the iterations then differ by at most one, whatever n: with chunks of the whole range (28 rows
+// in 8 chunks: 4 of 4 rows, 4 of 3), one thread's home held 16 rows and the other's 12, so every
+// such loop ended with the first thread's chunks taken by the second, whose cache did not hold
+// their data. Chunks cover [0, n) in order.
+void LoopChunkRange(int64_t n, int64_t chunks, int threads, int64_t k, int64_t* begin,
+                    int64_t* end);
+
 // True while the calling thread runs inside a parallel loop (a body, on the caller or on a
 // worker): then ParallelFor runs serially.
 bool InParallelRegion();
@@ -78,8 +88,9 @@ class ThreadPool {
   // Threads that run a loop, the caller included (>= 1).
   int num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
 
-  // Runs body(begin, end, closure) over ChunkRange(n, c, k) for k in [0, c), c = NumChunks(n,
-  // num_threads()), each chunk once, and returns when all are done. Each thread (the caller is
+  // Runs body(begin, end, closure) over LoopChunkRange(n, c, t, k) for k in [0, c), c =
+  // NumChunks(n, num_threads()), t = min(c, num_threads()), each chunk once, and returns when
+  // all are done. Each thread (the caller is
   // thread 0, worker w thread w + 1) owns a contiguous home range of chunks,
   // ChunkRange(c, threads, t), and takes its own chunks in order first, then the chunks left in
   // the others' ranges: consecutive loops over the same data give each thread the same part

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -72,17 +73,51 @@ void ExpectEachIndexOnce(ThreadPool& pool, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     ASSERT_EQ(r.hits[i].load(), 1) << "index " << i << " of n=" << n;
   }
-  // Exactly NumChunks(n, threads) chunks, as ChunkRange splits them.
-  const int chunks = static_cast<int>(NumChunks(n, pool.num_threads()));
+  // Exactly NumChunks(n, threads) chunks, as LoopChunkRange splits them.
+  const int64_t chunks = NumChunks(n, pool.num_threads());
+  const int threads = static_cast<int>(std::min<int64_t>(chunks, pool.num_threads()));
   std::set<std::pair<int64_t, int64_t>> expected;
-  for (int k = 0; k < chunks && n > 0; ++k) {
+  for (int64_t k = 0; k < chunks && n > 0; ++k) {
     int64_t begin, end;
-    ChunkRange(n, chunks, k, &begin, &end);
+    LoopChunkRange(n, chunks, threads, k, &begin, &end);
     expected.emplace(begin, end);
   }
   std::set<std::pair<int64_t, int64_t>> got(r.chunks.begin(), r.chunks.end());
   ASSERT_EQ(r.chunks.size(), expected.size()) << "n=" << n;
   ASSERT_EQ(got, expected) << "n=" << n;
+}
+
+TEST(LoopChunkRange, CoversInOrderWithHomesBalancedInIterations) {
+  for (int threads : {1, 2, 3, 5}) {
+    for (int64_t n : {1, 2, 7, 8, 14, 28, 29, 56, 1001}) {
+      if (n < threads) continue;
+      const int64_t chunks = NumChunks(n, threads);
+      int64_t next = 0;
+      std::vector<int64_t> home_iterations(threads, 0);
+      for (int64_t k = 0; k < chunks; ++k) {
+        int64_t begin, end;
+        LoopChunkRange(n, chunks, threads, k, &begin, &end);
+        ASSERT_EQ(begin, next) << "n=" << n << " threads=" << threads << " chunk " << k;
+        ASSERT_GT(end, begin) << "n=" << n << " threads=" << threads << " chunk " << k;
+        next = end;
+        int64_t c0, c1;
+        for (int t = 0; t < threads; ++t) {
+          ChunkRange(chunks, threads, t, &c0, &c1);
+          if (k >= c0 && k < c1) home_iterations[t] += end - begin;
+        }
+      }
+      ASSERT_EQ(next, n) << "n=" << n << " threads=" << threads;
+      for (int t = 0; t < threads; ++t) {
+        int64_t i0, i1;
+        ChunkRange(n, threads, t, &i0, &i1);
+        EXPECT_EQ(home_iterations[t], i1 - i0) << "n=" << n << " threads=" << threads << " t=" << t;
+      }
+    }
+  }
+  // 28 rows on 2 threads: 14 each (ChunkRange(28, 8, k) alone gives the first home 16).
+  int64_t begin, end;
+  LoopChunkRange(28, 8, 2, 4, &begin, &end);
+  EXPECT_EQ(begin, 14);
 }
 
 TEST(NumChunks, OnePerIterationThenSeveralPerThread) {
