@@ -61,11 +61,12 @@ struct TimingOptions {
   enum class Cache {
     kWarm,  // as the previous call left them: every operand in cache if it fits
     kCold,  // evicted: every operand comes from memory
-    // Evicted, then the first argument read back: a kernel's state in a model, where its first
-    // input (the activation; a conv's, a matmul's or an elementwise op's data) was just written
-    // by the kernel before it, and its weights, its other inputs and its output were last
-    // touched long ago. AutoTVM's CPU cache flush leaves the first argument alone for the
-    // same reason.
+    // Evicted, then the first argument read back by the pool's threads, each the rows the
+    // pool's chunking gives it (measure.cc, TouchRowsAsWritten): a kernel's state in a model,
+    // where its first input (the activation; a conv's, a matmul's or an elementwise op's data)
+    // was just written by the kernel before it, and its weights, its other inputs and its output
+    // were last touched long ago. AutoTVM's CPU cache flush leaves the first argument alone for
+    // the same reason.
     kModel,
   };
   Cache cache = Cache::kWarm;
