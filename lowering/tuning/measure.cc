@@ -57,14 +57,14 @@ void TouchBytes(const void* p, size_t bytes) {
   sink = sink + sum;
 }
 
-// Reads `arg` back into the caches as the kernel before it in a model left it, written by every
-// thread of the pool: our schedules split a map by rows and a matrix by rows (a blocked map
-// [N, C/b, H, W, b] or [N, C, H, W] at axis 2, a [B, M, K] matrix at axis 1, a lower rank at axis
-// 0), so each thread reads the rows the pool's chunking gives it. Read by one thread, all of it
-// sat in one core's cache, and a schedule that reads the whole input on every thread (channel
-// blocks split) timed as well as one that reads its own rows, which in the model it is not:
-// ResNet-50's 1x1 256->64 convs on 56x56 chose channel blocks, then ran 1.05-1.24x faster on 2
-// threads than on 1.
+// Reads [p, p + bytes), a tensor of `shape`, back into the caches as the kernel before it in a
+// model left it: written by every thread of the pool. Our schedules split a map by rows and a
+// matrix by rows (a blocked map [N, C/b, H, W, b] or [N, C, H, W] at axis 2, a [B, M, K] matrix
+// at axis 1, a lower rank at axis 0), so each thread reads the rows the pool's chunking gives
+// it. Read by one thread, all of it sat in one core's cache, and a schedule that reads the whole
+// input on every thread (channel blocks split) timed as well as one that reads its own rows,
+// which in the model it is not: ResNet-50's 1x1 256->64 convs on 56x56 chose channel blocks,
+// then ran 1.05-1.24x faster on 2 threads than on 1.
 void TouchRowsAsWritten(const void* p, const std::vector<int64_t>& shape, size_t bytes) {
   const size_t rank = shape.size();
   const size_t axis = rank >= 4 ? 2 : rank == 3 ? 1 : 0;
@@ -84,10 +84,10 @@ void TouchRowsAsWritten(const void* p, const std::vector<int64_t>& shape, size_t
   RelayParallelFor(
       r.rows,
       [](int64_t begin, int64_t end, void* closure) {
-        const Rows& r = *static_cast<const Rows*>(closure);
-        for (int64_t o = 0; o < r.outer; ++o) {
-          TouchBytes(r.base + (static_cast<size_t>(o * r.rows + begin) * r.row_bytes),
-                     static_cast<size_t>(end - begin) * r.row_bytes);
+        const Rows& rows = *static_cast<const Rows*>(closure);
+        for (int64_t o = 0; o < rows.outer; ++o) {
+          TouchBytes(rows.base + (static_cast<size_t>(o * rows.rows + begin) * rows.row_bytes),
+                     static_cast<size_t>(end - begin) * rows.row_bytes);
         }
       },
       &r);
