@@ -64,11 +64,12 @@ std::string Compare(const ir::Tensor& got, const ir::Tensor& want) {
 // Lowers @function of `module` with `strategy` for `target`, runs it on seeded inputs and
 // compares with the interpreter; empty on success.
 std::string Check(const ir::Module& module, const std::string& function,
-                  const std::string& strategy, const std::string& target, uint64_t seed) {
+                  const std::string& strategy, const std::string& target, uint64_t seed,
+                  schedule::Knobs* knobs = nullptr) {
   ir::Function fn = module.Lookup(function);
   if (fn == nullptr) return "no such function";
   absl::StatusOr<tir::PrimFunc> func =
-      LowerKernel(*fn, "k_" + function, strategy, *ParseTarget(target));
+      LowerKernel(*fn, "k_" + function, strategy, *ParseTarget(target), {}, knobs);
   if (!func.ok()) return absl::StrCat("LowerKernel: ", func.status().ToString());
   std::vector<ir::Tensor> inputs;
   std::map<std::string, ir::Tensor> by_name;
@@ -342,6 +343,30 @@ def @main(%x: Tensor[(1, 12, 28, 28, 16), float32], %w: Tensor[(2, 12, 1, 1, 16,
   EXPECT_THAT(text, HasSubstr("for (h.w.fused.outer, 0, 32) {")) << text;
   EXPECT_THAT(text, HasSubstr("for (h.w.fused.inner.tail, 0, 4) unrolled {")) << text;
   ExpectRightOnEveryTarget(m, 37);
+}
+
+// Channel blocks outside rows (a tuned plan) on a conv with small weights: the rows still go
+// to the threads first, in 8 bands of 2 rows outside the channel blocks, so that each thread
+// writes the rows the next layer's thread reads. Right on every target.
+TEST(DefaultStrategyTest, ChannelsOuterConvSplitsRowsAmongThreadsInBands) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 4, 16, 16, 16), float32], %w: Tensor[(4, 4, 1, 1, 16, 16), float32]) {
+  nn.contrib_conv2d_NCHWc(%x, %w, padding=[0, 0, 0, 0], channels=64, kernel_size=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
+})");
+  for (const char* target : {"x86-64", "x86-64-avx2", "x86-64-avx512"}) {
+    const schedule::KnobValues plan = {
+        {"conv.rows_outer", 0}, {"conv.banded", 0}, {"conv.tile_channel_blocks", 1}};
+    schedule::Knobs knobs(plan, schedule::Knobs::Fit::kNearest);
+    auto f = LowerKernel(*m.main(), "k", "default", *ParseTarget(target), {}, &knobs);
+    ASSERT_TRUE(f.ok()) << f.status();
+    EXPECT_THAT(tir::PrimFuncToString(*f),
+                HasSubstr("(i0.i2.outer.outer.fused.i1.outer.fused.i2.outer.inner.fused, 0, 64) "
+                          "parallel {"))
+        << target << "\n"
+        << tir::PrimFuncToString(*f);
+    schedule::Knobs again(plan, schedule::Knobs::Fit::kNearest);
+    EXPECT_EQ(Check(m, "main", "default", target, 41, &again), "") << target;
+  }
 }
 
 // A strided conv's two rows would share no input rows: bands of rows instead, here the whole
