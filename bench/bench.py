@@ -57,6 +57,13 @@ def max_rel_err(ours, ref):
     return worst / max(scale, 1e-30)
 
 
+def opt_bin_dir():
+    """bazel-bin of the optimized build that bench/run made. The bazel-bin symlink follows the
+    last build, and `bazel test` points it at fastbuild binaries, whose times mean nothing."""
+    return subprocess.run(["bazel", "info", "-c", "opt", "bazel-bin"], cwd=ROOT, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.strip()
+
+
 def run_json(cmd, env=None):
     proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:

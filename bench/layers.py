@@ -24,6 +24,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import bench  # noqa: E402  (bench.py's opt_bin_dir())
 
 
 def canonical(shape):
@@ -85,8 +87,9 @@ def main():
     p.add_argument("model")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--runs", type=int, default=40)
-    p.add_argument("--bin_dir", default=os.path.join(ROOT, "bazel-bin"))
+    p.add_argument("--bin_dir", default="")
     args = p.parse_args()
+    args.bin_dir = args.bin_dir or bench.opt_bin_dir()
     binary = os.path.join(args.bin_dir, "bench", f"bench_{args.model}")
     onnx = os.path.join(args.bin_dir, "models", f"{args.model}.onnx")
     for f in (binary, onnx):

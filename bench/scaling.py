@@ -4,7 +4,7 @@
     bench/run --models M                     # builds bench_M for this machine
     python3 bench/scaling.py M [--rounds 3] [--runs 15] [--top 25]
 
-Runs our benchmark binary (bazel-bin, as the last bench/run left it) with the profiler's trace
+Runs our benchmark binary (the optimized bazel-bin, as bench/run built it) with the profiler's trace
 on (bench.py's profile()), alternately with RELAY_NUM_THREADS=1 and 2, and prints the summed
 kernel time at each and, per call, the median time at each, its speedup and what it loses
 against a perfect split (t2 - t1 / 2), the largest losses first. A kernel that scales in
@@ -30,7 +30,7 @@ def main():
     p.add_argument("--runs", type=int, default=15)
     p.add_argument("--top", type=int, default=25)
     args = p.parse_args()
-    binary = os.path.join(ROOT, "bazel-bin", "bench", f"bench_{args.model}")
+    binary = os.path.join(bench.opt_bin_dir(), "bench", f"bench_{args.model}")
     if not os.path.exists(binary):
         sys.exit(f"scaling: {binary} is missing: run bench/run --models {args.model} first")
     times = {1: {}, 2: {}}

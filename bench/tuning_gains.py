@@ -63,8 +63,7 @@ def main():
     if not args.target:
         args.target = subprocess.run([os.path.join(ROOT, "toolchains", "host_target.sh")],
                                      text=True, stdout=subprocess.PIPE, check=True).stdout.strip()
-    bin_dir = subprocess.run(["bazel", "info", "-c", "opt", "bazel-bin"], cwd=ROOT, text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.strip()
+    bin_dir = bench.opt_bin_dir()
     tuned_bin = os.path.join(bin_dir, "bench", f"bench_{args.model}")
     untuned_bin = os.path.join(ROOT, "bench", "out", "untuned", "bench", f"bench_{args.model}")
     for b in (tuned_bin, untuned_bin):
