@@ -391,6 +391,31 @@ def @main(%x: Tensor[(1, 2, 16, 16, 16), float32]) {
   ExpectRightOnEveryTarget(m, 53);
 }
 
+// A batched product (a Winograd conv's) splits its rows, not its batch, among the threads: two
+// bands of row tiles outside the batch (5 tiles of 6 rows under AVX2: bands of 3, the
+// second one short by a tile), so that a thread reads and writes the tiles its neighbours' threads
+// do. The same results on every target.
+TEST(DefaultStrategyTest, BatchedProductSplitsRowsInTwoBands) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%a: Tensor[(4, 30, 32), float32], %b: Tensor[(4, 32, 16), float32]) {
+  nn.batch_matmul(%a, %b, transpose_b=False)
+})");
+  const std::string text = DefaultTir(m, "x86-64-avx2");
+  EXPECT_THAT(text, HasSubstr("for (i1.outer.outer.i0.fused, 0, 8) parallel {\n"
+                              "    for (i1.outer.inner, 0, 2) {"))
+      << text;
+  ExpectRightOnEveryTarget(m, 59);
+  // More columns than rows: the batch stays outside, or each thread would read every B.
+  ir::Module wide = TypedModule(R"(#[version = "0.0.5"]
+def @main(%a: Tensor[(4, 30, 32), float32], %b: Tensor[(4, 32, 64), float32]) {
+  nn.batch_matmul(%a, %b, transpose_b=False)
+})");
+  const std::string wide_text = DefaultTir(wide, "x86-64-avx2");
+  EXPECT_THAT(wide_text, HasSubstr("for (i0.i2.outer.fused.i1.outer.fused, 0, 80) parallel {"))
+      << wide_text;
+  ExpectRightOnEveryTarget(wide, 61);
+}
+
 // A matrix-vector product (dense on one row) takes 8 rows of the weights at a time, k in vector
 // lanes: 8 streams and 8 accumulators (the last tile of 44 rows shifted back). The same results
 // on every target.
