@@ -1384,7 +1384,12 @@ class DefaultStrategy {
       // serves the band's row tiles from L1. Not with more columns than rows: each thread would
       // read every batch's B, the larger operand (ResNet-18's [16, 54, 256] x [16, 256, 256]
       // products at 2 threads: 0.41 -> 0.60 ms).
-      ASSIGN_OR_RETURN(auto band, t->Split(m_out, (m_blocks + 1) / 2, TailStrategy::kGuardWithIf));
+      // An odd count of row tiles: the second band shifts back one tile, computed by both
+      // threads into their own register tiles, the same values stored twice (no guard in the
+      // loop); only where the anchor accumulates in the output, a guard.
+      ASSIGN_OR_RETURN(auto band, t->Split(m_out, (m_blocks + 1) / 2,
+                                           o == nullptr ? TailStrategy::kGuardWithIf
+                                                        : TailStrategy::kShiftInwards));
       outer.push_back(band.first);
       outer.insert(outer.end(), batch.begin(), batch.end());
       serial = {band.second, nn.first};
