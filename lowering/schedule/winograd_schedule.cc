@@ -43,9 +43,10 @@ absl::Status ScheduleWinogradInput(Stage* v) {
 absl::Status ScheduleWinogradOutput(Stage* o, int64_t m) {
   ASSIGN_OR_RETURN(auto h, o->Split(o->axis(2), m));
   ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), m));
-  // Rows of tiles outside channel blocks: a thread takes the tiles whose products it computed
-  // (the batch_matmul splits its rows, the tiles, into bands among the threads), and writes the
-  // rows the next conv's input transform, also split by tiles, reads.
+  // Rows of tiles outside channel blocks: a thread writes the rows the next conv's input
+  // transform, split by tiles, reads, and where the batch_matmul splits its rows (the tiles)
+  // into bands among the threads (no more output channels than tiles), it takes the tiles whose
+  // products it computed.
   const Loop n = o->axis(0), c = o->axis(1);
   RETURN_IF_ERROR(o->Reorder({n, h.first, c, w.first, h.second, w.second, o->axis(4)}));
   ASSIGN_OR_RETURN(Loop outer, o->Fuse(n, h.first));
