@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <vector>
 
@@ -13,15 +14,23 @@
 namespace relay::runtime {
 namespace {
 
-// How a waiting thread waits before it sleeps: first kPauseSpins checks with a pause between them
+// How a waiting thread waits before it sleeps: first it checks with a pause between checks
 // (a kernel's parallel loops usually follow each other within microseconds), then kYieldSpins
-// checks with sched_yield between them, so that on an oversubscribed machine the thread we wait
+// times with sched_yield between checks, so that on an oversubscribed machine the thread we wait
 // for gets the core instead of us burning it.
-// (Measured on a loaded 2-core machine: a 2-thread fork/join costs ~0.3 us when the cores are
-// free; longer pause-only spinning made 4 threads on 2 cores 10x slower. 4096 yields rather
-// than 256 keep a worker awake across the gaps between a model's kernels, which are longer
-// than 256 yields when one thread's part of a loop ends well before the other's: MobileNetV2,
-// 2 threads, 5.2 -> 4.6 ms.)
+//
+// The pause phase lasts kPauseSpinTime when every thread of the pool has a CPU of its own
+// (threads <= AvailableCpus()), else kPauseSpins checks. A check after a sched_yield comes a
+// system call later, about 1 us under a paravirtualized kernel (this VM: 1.09 us), so a thread
+// that had moved on to yielding saw a new loop, or the end of the other thread's part, up to a
+// microsecond late, twice per fork/join. Pausing for 10 us instead (2 threads, interleaved A/B of
+// the bench binaries, time after / before: MLP 0.80x, bert_tiny 0.955x, MobileNetV2 0.958x;
+// 35 and 140 us gained no more). With more threads than CPUs the thread we wait for may need
+// our CPU: pausing longer there made 4 threads on 2 CPUs 2.8-4.6x slower (10x with pausing
+// only). (4096 yields rather than 256 keep a worker awake across the gaps between a model's
+// kernels, which are longer than 256 yields when one thread's part of a loop ends well before
+// the other's: MobileNetV2, 2 threads, 5.2 -> 4.6 ms.)
+constexpr std::chrono::microseconds kPauseSpinTime{10};
 constexpr int kPauseSpins = 64;
 constexpr int kYieldSpins = 4096;
 
@@ -36,13 +45,17 @@ inline void CpuRelax() {
 #endif
 }
 
-// Spins until ready() (then true) or until the spin budget is spent (then false: sleep).
+// Spins until ready() (then true) or until the spin budget is spent (then false: sleep);
+// `patient`: the pause phase lasts kPauseSpinTime rather than kPauseSpins checks.
 template <typename Ready>
-bool SpinUntil(Ready ready) {
-  for (int i = 0; i < kPauseSpins; ++i) {
-    if (ready()) return true;
-    CpuRelax();
-  }
+bool SpinUntil(Ready ready, bool patient) {
+  const auto deadline = std::chrono::steady_clock::now() + kPauseSpinTime;
+  do {
+    for (int i = 0; i < kPauseSpins; ++i) {
+      if (ready()) return true;
+      CpuRelax();
+    }
+  } while (patient && std::chrono::steady_clock::now() < deadline);
   for (int i = 0; i < kYieldSpins; ++i) {
     if (ready()) return true;
     sched_yield();
@@ -149,6 +162,7 @@ ThreadPool::~ThreadPool() {
 
 void ThreadPool::Start(int num_threads) {
   num_threads = std::clamp(num_threads, 1, kMaxThreads);
+  patient_ = num_threads <= AvailableCpus();
   homes_ = std::make_unique<Home[]>(static_cast<size_t>(num_threads));
   workers_.reserve(num_threads - 1);
   const int creator_cpu = sched_getcpu();
@@ -219,7 +233,8 @@ void* ThreadPool::WorkerMain(void* arg) {
   uint64_t seen = 0;
   while (true) {
     const bool ready =
-        SpinUntil([&] { return w->seq.load(std::memory_order_acquire) != seen || w->stop.load(); });
+        SpinUntil([&] { return w->seq.load(std::memory_order_acquire) != seen || w->stop.load(); },
+                  w->pool->patient_);
     if (!ready) {
       // Dekker pair with ParallelFor: we store `sleeping` then read `seq`; the caller stores
       // `seq` then reads `sleeping` (both sequentially consistent), so either we see the new
@@ -286,7 +301,7 @@ void ThreadPool::ParallelFor(int64_t n, RelayParallelBody body, void* closure) {
   RunChunks(0);
   --tls_parallel_depth;
 
-  if (!SpinUntil([&] { return pending_.load(std::memory_order_acquire) == 0; })) {
+  if (!SpinUntil([&] { return pending_.load(std::memory_order_acquire) == 0; }, patient_)) {
     // The same Dekker pair as the workers', with `pending_` as the published value.
     pthread_mutex_lock(&done_mu_);
     caller_sleeping_.store(true);

@@ -120,6 +120,10 @@ class ThreadPool {
   void WakeCaller();
 
   std::atomic<int> num_threads_{1};
+  // Whether every thread has a CPU of its own (threads <= AvailableCpus()), so that a waiting
+  // thread may pause for longer before it yields (SpinUntil). Set by Start before the workers
+  // are created, read by them.
+  bool patient_ = false;
   std::atomic<int64_t> forks_{0};
   std::vector<std::unique_ptr<Worker>> workers_;  // index w runs chunk w + 1
 
