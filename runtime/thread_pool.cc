@@ -21,15 +21,16 @@ namespace {
 //
 // The pause phase lasts kPauseSpinTime when every thread of the pool has a CPU of its own
 // (threads <= AvailableCpus()), else kPauseSpins checks. A check after a sched_yield comes a
-// system call later, about 1 us under a paravirtualized kernel (this VM: 1.09 us), so a thread
-// that had moved on to yielding saw a new loop, or the end of the other thread's part, up to a
-// microsecond late, twice per fork/join. Pausing for 10 us instead (2 threads, interleaved A/B of
-// the bench binaries, time after / before: MLP 0.80x, bert_tiny 0.955x, MobileNetV2 0.958x;
-// 35 and 140 us gained no more). With more threads than CPUs the thread we wait for may need
-// our CPU: pausing longer there made 4 threads on 2 CPUs 2.8-4.6x slower (10x with pausing
-// only). (4096 yields rather than 256 keep a worker awake across the gaps between a model's
-// kernels, which are longer than 256 yields when one thread's part of a loop ends well before
-// the other's: MobileNetV2, 2 threads, 5.2 -> 4.6 ms.)
+// system call later, over 1 us under a paravirtualized kernel (this VM: 1.1-1.2 us, `bazel run
+// -c opt //bench:crosscore`), so a thread that had moved on to yielding saw a new loop, or the
+// end of the other thread's part, up to a microsecond late, twice per fork/join. Pausing for 10
+// us instead (2 threads, interleaved A/B of the bench binaries, time after / before: MLP 0.79x,
+// bert_tiny 0.944x, MobileNetV2 0.960x, ResNet-18 0.999x; 35 and 140 us gained no more). With
+// more threads than CPUs the thread we wait for may need our CPU: 35 us of pauses made 4
+// threads on 2 CPUs 2.8-4.6x slower (pausing only, 10x), so such a pool keeps 64 pauses. (4096
+// yields rather than 256 keep a worker awake across the gaps between a model's kernels, which
+// are longer than 256 yields when one thread's part of a loop ends well before the other's:
+// MobileNetV2, 2 threads, 5.2 -> 4.6 ms.)
 constexpr std::chrono::microseconds kPauseSpinTime{10};
 constexpr int kPauseSpins = 64;
 constexpr int kYieldSpins = 4096;
