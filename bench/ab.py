@@ -37,9 +37,9 @@ def main():
                                   "--warmup", "2"], env)
             ms[binary].append(out["median_ms"])
     ratios = [n / o for o, n in zip(ms[args.old], ms[args.new])]
-    print(f"{args.threads} thread(s), {args.rounds} rounds: old {statistics.median(ms[args.old]):.3f} "
-          f"ms, new {statistics.median(ms[args.new]):.3f} ms, new / old "
-          f"{statistics.median(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f})")
+    old_ms, new_ms = statistics.median(ms[args.old]), statistics.median(ms[args.new])
+    print(f"{args.threads} thread(s), {args.rounds} rounds: old {old_ms:.3f} ms, new {new_ms:.3f} "
+          f"ms, new / old {statistics.median(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f})")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@
 //   (the same plain loop both times, built for the baseline target: the ratio is the figure,
 //   not the bandwidth, which the kernels' wider loads exceed);
 // - one sched_yield (what a thread in the pool's yield phase pays per check).
-// Prints Markdown tables. Medians of repeated runs; the machine's other load moves them.
+// Prints Markdown tables: the round trip and the yield as means over many, the reads as medians
+// of 20; the machine's other load moves them.
 #include <pthread.h>
 #include <sched.h>
 
