@@ -50,13 +50,15 @@ inline void CpuRelax() {
 // `patient`: the pause phase lasts kPauseSpinTime rather than kPauseSpins checks.
 template <typename Ready>
 bool SpinUntil(Ready ready, bool patient) {
-  const auto deadline = std::chrono::steady_clock::now() + kPauseSpinTime;
+  using Clock = std::chrono::steady_clock;
+  // The clock is read only where the pause phase is timed.
+  const Clock::time_point deadline = patient ? Clock::now() + kPauseSpinTime : Clock::time_point();
   do {
     for (int i = 0; i < kPauseSpins; ++i) {
       if (ready()) return true;
       CpuRelax();
     }
-  } while (patient && std::chrono::steady_clock::now() < deadline);
+  } while (patient && Clock::now() < deadline);
   for (int i = 0; i < kYieldSpins; ++i) {
     if (ready()) return true;
     sched_yield();
