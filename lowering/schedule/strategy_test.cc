@@ -25,6 +25,7 @@ namespace relay::schedule {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using topi::testing::RandomInput;
 using topi::testing::TypedModule;
 
@@ -389,6 +390,20 @@ def @main(%x: Tensor[(1, 2, 16, 16, 16), float32]) {
 })");
   EXPECT_THAT(DefaultTir(m, "x86-64-avx2"), HasSubstr("for (n.h.fused.c.fused, 0, 16) parallel {"));
   ExpectRightOnEveryTarget(m, 53);
+}
+
+// Winograd's input transform reads its input in place, with bounds tests at the border: no
+// padding pass into a buffer of its own, one parallel loop (over tiles). The same results on
+// every target.
+TEST(DefaultStrategyTest, WinogradInputTransformReadsItsInputInPlace) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 2, 14, 14, 16), float32]) {
+  nn.winograd_input_transform(%x, tile_size=2, padding=[1, 1, 1, 1], tiles=54)
+})");
+  const std::string tir = DefaultTir(m, "x86-64-avx2");
+  EXPECT_THAT(tir, Not(HasSubstr("allocate")));
+  EXPECT_THAT(tir, HasSubstr("for (t, 0, 54) parallel {"));
+  ExpectRightOnEveryTarget(m, 59);
 }
 
 // A batched product (a Winograd conv's) splits its rows, not its batch, among the threads: two

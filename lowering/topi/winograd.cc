@@ -99,8 +99,8 @@ Block Sandwich(const Block& x, int64_t rows, const std::function<double(int64_t,
 }
 
 // nn.winograd_input_transform: data [N, C/b, H, W, b] -> V [alpha^2, tiles, C]. The data is
-// padded (a helper stage) to whole tiles plus the 3x3 window's border; tiles past the real ones
-// are zero.
+// padded (a helper stage, which the default schedule inlines) to whole tiles plus the 3x3
+// window's border; tiles past the real ones are zero.
 Result InputTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tensor>& in) {
   const Tensor& data = in[0];
   ASSIGN_OR_RETURN(WinogradMatrices wm, ir::ops::Winograd3x3(attrs.GetInt("tile_size")));
