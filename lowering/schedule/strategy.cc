@@ -114,9 +114,8 @@ absl::StatusOr<Loop> SplitForVectors(Stage* s, Loop axis, int64_t lanes) {
 // materialized once, before the conv. Winograd's input transform pads too, but its padding is
 // inlined: the transform reads each input element a few times (alpha^2 / m^2), and reading it in
 // place with bounds tests beats a padding pass over the whole input in a buffer of its own
-// (ResNet-18's transform on 14x14 x 256: 26.7 -> 15.7 us at 1 thread, 24.5 -> 10.0 us at 2,
-// warm; the pass's buffer was written by both threads in halves that the transform's tiles did
-// not match).
+// with a parallel loop of its own (ResNet-18's transform on 14x14 x 256: 26.7 -> 15.7 us at 1
+// thread, 24.5 -> 10.0 us at 2, kernel_bench, warm).
 bool IsConvPad(const Stage& s) {
   return IsCompute(s) && !IsReduce(s) &&
          (s.op()->tag() == "nn.conv2d" || s.op()->tag() == "nn.contrib_conv2d_NCHWc") &&
