@@ -48,6 +48,10 @@ using tir::PrimExpr;
 
 // Outer loops are fused until the parallel loop has at least this many iterations.
 constexpr int64_t kMinParallelExtent = 16;
+// A reduction attached to an output that splits rows (RowsFirst) but does not read along them
+// is computed once, at the root, when its work is at most this fraction (1/n) of the output's
+// elements; a larger one (a norm over the whole map) keeps the output's channels outside.
+constexpr int64_t kRootReductionShare = 8;
 // The weights a weight-streaming conv reads per chunk of its reduction (see
 // ScheduleWeightStreamingConv): about what L1 holds.
 constexpr int64_t kWeightChunkBytes = 32 << 10;
@@ -133,6 +137,13 @@ bool IsPoolPad(const Stage& s) {
 bool IsConvWeights(const Stage& s) {
   return IsCompute(s) && !IsReduce(s) && s.op()->tag() == "nn.conv2d" &&
          s.op()->name() == "weights";
+}
+
+// The elements of a tensor of `shape`.
+int64_t Elements(const ir::Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
 }
 
 // `n` rounded up to a multiple of `f`.
@@ -253,7 +264,11 @@ absl::Status ScheduleAnchor(Stage* s, const Target& target) {
 // arithmetic then divides by the extents the reads were written with (a reshape's or a
 // transpose's read of a row stays contiguous), where fusing every axis would leave divisions
 // of the whole flat index that the simplifier cannot always fold back.
-absl::Status ScheduleInjective(Stage* s, const Target& target, Knobs* knobs) {
+//
+// With `rows_first` (RowsFirst: an image map of a blocked region), the rows of a 4- or 5-D map go
+// outside its channels, so the threads split it by rows.
+absl::Status ScheduleInjective(Stage* s, const Target& target, Knobs* knobs,
+                               bool rows_first = false) {
   if (s->num_axes() == 0) return absl::OkStatus();
   const int64_t lanes = Lanes(*s, target);
   // Knob: how many elements the trailing axes fused into the vector loop reach, at least.
@@ -266,6 +281,7 @@ absl::Status ScheduleInjective(Stage* s, const Target& target, Knobs* knobs) {
     --first;
     inner *= s->extent(s->axis(first));
   }
+  if (rows_first && first >= 3) RETURN_IF_ERROR(s->Reorder({s->axis(2), s->axis(1)}));
   Loop vec_axis = s->axis(first);
   for (int d = first + 1; d < s->num_axes(); ++d) {
     ASSIGN_OR_RETURN(vec_axis, s->Fuse(vec_axis, s->axis(d)));
@@ -475,7 +491,7 @@ class DefaultStrategy {
     }
     if (attach.empty() && IsChannelBlockTransform(*o)) return ScheduleChannelBlockTransform(o);
     if (attach.empty() && IsComputedToChannelBlocks(*o)) return ScheduleToChannelBlocks(o);
-    if (attach.empty()) return ScheduleInjective(o, target_, &knobs_);
+    if (attach.empty()) return ScheduleInjective(o, target_, &knobs_, RowsFirst(*o));
     if (attach.size() == 1 && IsBlockedConv2D(*attach[0]) && o->num_axes() == 5 &&
         o->op()->shape() == attach[0]->op()->shape()) {
       done->insert(attach[0]);
@@ -515,9 +531,24 @@ class DefaultStrategy {
       }
     }
     const int num_axes = o->num_axes();
+    const PrimExpr& body = expander_.Expanded(o->op().get());
+    // Rows first where no attached reduction would then be computed again for every row: each
+    // reads the rows (it is computed per row), or is small enough to be computed once, at the
+    // root (an SE block's scale: a conv on a 1x1 map, read by every pixel).
+    std::set<const Stage*> at_root;
+    bool rows_first = RowsFirst(*o);
+    for (Stage* r : attach) {
+      if (!rows_first || DependentAxes(*o, body, r->op().get()).count(2) != 0) continue;
+      if (ReductionWork(*r) * kRootReductionShare > Elements(o->op()->shape())) {
+        rows_first = false;
+      } else {
+        at_root.insert(r);
+      }
+    }
+    if (!rows_first) at_root.clear();
+    if (rows_first) RETURN_IF_ERROR(o->Reorder({o->axis(2), o->axis(1)}));
     ASSIGN_OR_RETURN(Loop vec, SplitForVectors(o, o->axis(num_axes - 1), Lanes(*o, target_)));
     RETURN_IF_ERROR(FuseOuterAndParallelize(o, num_axes - 1, vec));
-    const PrimExpr& body = expander_.Expanded(o->op().get());
     const auto axes_of = AxesOfLoops(*o);
     const auto& leaves = o->leaf_loops();
     std::map<const Stage*, int> at;
@@ -528,8 +559,10 @@ class DefaultStrategy {
         pos = std::min(pos, reader == o ? DeepestDependentLeaf(*o, axes_of, body, r->op().get())
                                         : (a == at.end() ? -1 : a->second));
       }
+      if (at_root.count(r) != 0) pos = -1;
       at[r] = pos;
-      // No loop outside the vector lanes (a 1-D output vectorized whole): a root nest.
+      // No loop outside the vector lanes (a 1-D output vectorized whole), or computed once: a
+      // root nest.
       if (pos < 0) continue;
       RETURN_IF_ERROR(r->ComputeAt(o, leaves[static_cast<size_t>(pos)]));
       RETURN_IF_ERROR(VectorizeAttached(r, o, body, vec));
@@ -642,6 +675,34 @@ class DefaultStrategy {
     return conv->Vectorize(conv->axis(3));
   }
 
+  // Note on rows first. Convs split a map among the threads by rows wherever its weights are
+  // small against the map (`rows_outer`), so that each thread reads, in the next layer, the rows
+  // it wrote. Kernels without a conv that write such a map (layout changes, resizes,
+  // concatenations, an SE block's scaled map) split it by rows too: split by channels, each of
+  // their threads read half its input from the other core, and wrote half of what the next
+  // conv's threads read. A map is an image map when the kernel reads or writes a blocked
+  // [N, C/b, H, W, b] map (AlterLayout's, around convs), which tells it from other 4-D values
+  // such as attention's [batch, heads, rows, columns] (split by heads, as its batched products
+  // are); and it is split by rows when it has enough of them for the threads, as the convs on
+  // its maps do (small maps of many channels carry large weights, and their convs split
+  // channel blocks).
+  bool RowsFirst(const Stage& o) const {
+    if ((o.num_axes() != 4 && o.num_axes() != 5) || o.extent(o.axis(2)) < kMinParallelExtent) {
+      return false;
+    }
+    for (const auto& s : schedule_.stages()) {
+      if (s->op()->shape().size() == 5) return true;
+    }
+    return false;
+  }
+
+  // Multiply-adds (or other reduction steps) of a reduction stage: its elements x its reduction.
+  static int64_t ReductionWork(const Stage& r) {
+    int64_t work = Elements(r.op()->shape());
+    for (int i = 0; i < r.num_reduce_axes(); ++i) work *= r.extent(r.reduce_axis(i));
+    return work;
+  }
+
   // A layout_transform kernel between NCHW and NCHW<b>c alone (its input a kernel argument),
   // with b and the map's h*w whole vectors.
   bool IsChannelBlockTransform(const Stage& o) const {
@@ -694,18 +755,22 @@ class DefaultStrategy {
     const int64_t lanes = Lanes(*o, target_);
     Stage* in = schedule_[o->op()->inputs()[0]];
     const bool tiled = in != nullptr && IsConcatenationIntoBlocks(*in);
+    // Rows outside channel blocks where the threads split the map by rows (RowsFirst).
+    const bool rows_first = RowsFirst(*o);
+    Loop n = o->axis(0), c = o->axis(1), h = o->axis(2), ci = o->axis(4);
     if (!tiled && ReadsRunAlongLastAxis(*o)) {
-      ASSIGN_OR_RETURN(Loop nc, o->Fuse(o->axis(0), o->axis(1)));
-      ASSIGN_OR_RETURN(Loop nch, o->Fuse(nc, o->axis(2)));
-      RETURN_IF_ERROR(o->Parallel(nch));
-      return o->Vectorize(o->axis(4));
+      if (rows_first) RETURN_IF_ERROR(o->Reorder({h, c}));
+      ASSIGN_OR_RETURN(Loop outer, o->Fuse(n, rows_first ? h : c));
+      ASSIGN_OR_RETURN(outer, o->Fuse(outer, rows_first ? c : h));
+      RETURN_IF_ERROR(o->Parallel(outer));
+      return o->Vectorize(ci);
     }
     ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), lanes, TailStrategy::kShiftInwards));
-    Loop n = o->axis(0), c = o->axis(1), h = o->axis(2), ci = o->axis(4);
-    RETURN_IF_ERROR(o->Reorder({n, c, h, w.first, tiled ? w.second : ci, tiled ? ci : w.second}));
-    ASSIGN_OR_RETURN(Loop nc, o->Fuse(n, c));
-    ASSIGN_OR_RETURN(Loop nch, o->Fuse(nc, h));
-    RETURN_IF_ERROR(o->Parallel(nch));
+    RETURN_IF_ERROR(o->Reorder({n, rows_first ? h : c, rows_first ? c : h, w.first,
+                                tiled ? w.second : ci, tiled ? ci : w.second}));
+    ASSIGN_OR_RETURN(Loop outer, o->Fuse(n, rows_first ? h : c));
+    ASSIGN_OR_RETURN(outer, o->Fuse(outer, rows_first ? c : h));
+    RETURN_IF_ERROR(o->Parallel(outer));
     if (!tiled) return o->Vectorize(w.second);
     RETURN_IF_ERROR(o->Vectorize(ci));
     return ComputeRowsAt(in, o, w.first);
@@ -912,12 +977,7 @@ class DefaultStrategy {
     // 512-channel 3x3 convs on 7x7 maps: 9 MB of weights, streamed once instead of per row).
     const te::Tensor& data = conv->op()->inputs()[0];
     const te::Tensor& weight = conv->op()->inputs()[1];
-    auto elements = [](const ir::Shape& shape) {
-      int64_t n = 1;
-      for (int64_t d : shape) n *= d;
-      return n;
-    };
-    const bool rows_outer_rule = elements(weight->shape()) <= 4 * elements(data->shape());
+    const bool rows_outer_rule = Elements(weight->shape()) <= 4 * Elements(data->shape());
     // Small maps (14x14 and less) stream their weights, whichever is larger: the accumulated
     // map and a chunk of weights share L1, and the tiles run along the whole map (no tail per
     // row). AVX2, kernel_bench: ResNet-50's 1x1 1024 -> 256 on 14x14 1.30 -> 1.15 ms, its 3x3
@@ -975,7 +1035,7 @@ class DefaultStrategy {
     // 4.0 -> 2.6 ms with groups of 512 KB, 3.0 -> 2.6 ms for its strided 1x1 256 -> 512.)
     int64_t group = o->extent(c.first);
     if (rows_outer) {
-      const int64_t iter_bytes = elements(weight->shape()) * 4 / o->extent(c.first);
+      const int64_t iter_bytes = Elements(weight->shape()) * 4 / o->extent(c.first);
       group = DivisorAtMost(group, std::max<int64_t>(1, kL2WeightBytes / iter_bytes));
     }
     std::optional<Loop> groups;

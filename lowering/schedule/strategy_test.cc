@@ -285,6 +285,52 @@ def @main(%s: Tensor[(1, 2, 1, 1, 16), float32], %w: Tensor[(16, 2, 1, 1, 16, 16
   }
 }
 
+// Kernels without a conv that write an image map of a blocked region split it among the threads
+// by rows, as the convs around it do: an SE block's scaled map (its scale, a conv on the pooled
+// vector, computed once before the rows), a layout change with a resize, and a concatenation
+// into channel blocks. Attention's [batch, heads, rows, columns] (no blocked map in the kernel)
+// keeps its heads outside. The same results on every target.
+TEST(DefaultStrategyTest, ImageMapsSplitRowsAmongTheThreads) {
+  ir::Module scale = TypedModule(R"(#[version = "0.0.5"]
+def @main(%s: Tensor[(1, 2, 1, 1, 16), float32], %w: Tensor[(3, 2, 1, 1, 16, 16), float32], %x: Tensor[(1, 3, 16, 20, 16), float32]) {
+  %0 = nn.contrib_conv2d_NCHWc(%s, %w, padding=[0, 0, 0, 0], channels=48, kernel_size=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c");
+  %1 = clip(%0, a_min=0f, a_max=1f);
+  multiply(%x, %1)
+})");
+  const std::string scale_text = DefaultTir(scale, "x86-64-avx512");
+  const size_t root = scale_text.find("allocate conv2d_NCHWc[float32 * 48] {");
+  EXPECT_NE(root, std::string::npos) << scale_text;
+  EXPECT_LT(root, scale_text.find("for (i0.i2.fused, 0, 16) parallel {")) << scale_text;
+  ExpectRightOnEveryTarget(scale, 67);
+
+  ir::Module resize = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 1, 8, 20, 24), float32]) {
+  %0 = layout_transform(%x, src_layout="NCHW24c", dst_layout="NCHW");
+  image.resize2d(%0, size=[16, 40])
+})");
+  const std::string resize_text = DefaultTir(resize, "x86-64-avx2");
+  EXPECT_NE(resize_text.find("for (n.h.fused.c.fused, 0, 384) parallel {"), std::string::npos)
+      << resize_text.substr(0, 400);
+  ExpectRightOnEveryTarget(resize, 71);
+
+  ir::Module concat = TypedModule(R"(#[version = "0.0.5"]
+def @main(%a: Tensor[(1, 24, 16, 10), float32], %b: Tensor[(1, 24, 16, 10), float32]) {
+  %0 = (%a, %b);
+  %1 = concatenate(%0, axis=1);
+  layout_transform(%1, src_layout="NCHW", dst_layout="NCHW16c")
+})");
+  EXPECT_THAT(DefaultTir(concat, "x86-64-avx2"),
+              HasSubstr("for (i0.i2.fused.i1.fused, 0, 48) parallel {"));
+  ExpectRightOnEveryTarget(concat, 73);
+
+  ir::Module attention = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 2, 16, 16), float32]) { nn.softmax(%x) }
+)");
+  EXPECT_THAT(DefaultTir(attention, "x86-64-avx2"),
+              HasSubstr("for (i0.i1.fused.i2.fused, 0, 32) parallel {"));
+  ExpectRightOnEveryTarget(attention, 79);
+}
+
 // A concatenation laid out in channel blocks (parts of 24 channels: a block takes from two):
 // a tile of a block's channels x a vector of pixels at a time, rows along the vector, then a
 // transposing copy; rows of 10 (a shifted last vector under AVX2) on every target.
