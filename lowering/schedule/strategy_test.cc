@@ -288,7 +288,8 @@ def @main(%s: Tensor[(1, 2, 1, 1, 16), float32], %w: Tensor[(16, 2, 1, 1, 16, 16
 // Kernels without a conv that write an image map of a blocked region split it among the threads
 // by rows, as the convs around it do: an SE block's scaled map (its scale, a conv on the pooled
 // vector, computed once before the rows), a layout change with a resize, and a concatenation
-// into channel blocks. Attention's [batch, heads, rows, columns] (no blocked map in the kernel)
+// into channel blocks (a blocked result: rows in thread bands outside its blocks, each band's
+// rows inside). Attention's [batch, heads, rows, columns] (no blocked map in the kernel)
 // keeps its heads outside. The same results on every target.
 TEST(DefaultStrategyTest, ImageMapsSplitRowsAmongTheThreads) {
   ir::Module scale = TypedModule(R"(#[version = "0.0.5"]
@@ -320,7 +321,7 @@ def @main(%a: Tensor[(1, 24, 16, 10), float32], %b: Tensor[(1, 24, 16, 10), floa
   layout_transform(%1, src_layout="NCHW", dst_layout="NCHW16c")
 })");
   EXPECT_THAT(DefaultTir(concat, "x86-64-avx2"),
-              HasSubstr("for (i0.i2.fused.i1.fused, 0, 48) parallel {"));
+              HasSubstr("for (i0.i2.outer.fused.i1.fused.i2.inner.fused, 0, 48) parallel {"));
   ExpectRightOnEveryTarget(concat, 73);
 
   ir::Module attention = TypedModule(R"(#[version = "0.0.5"]
