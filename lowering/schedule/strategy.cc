@@ -24,6 +24,7 @@
 #include "lowering/schedule/strategy.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -195,12 +196,15 @@ absl::StatusOr<std::vector<Loop>> RowsOutsideChannels(Stage* s, Loop c, Loop h) 
   return std::vector<Loop>{hb.first, c, hb.second};
 }
 
-// `first` fused with each of `rest`, adjacent leaves in that order.
-absl::StatusOr<Loop> FuseAll(Stage* s, Loop first, const std::vector<Loop>& rest) {
-  for (Loop l : rest) {
-    ASSIGN_OR_RETURN(first, s->Fuse(first, l));
+// `loops[0, min(end, size))` (adjacent leaves in that order; `loops` not empty) fused into one
+// loop; the first loop alone when that is one loop or none.
+absl::StatusOr<Loop> FuseAll(Stage* s, const std::vector<Loop>& loops, size_t end = SIZE_MAX) {
+  end = std::min(end, loops.size());
+  Loop fused = loops[0];
+  for (size_t i = 1; i < end; ++i) {
+    ASSIGN_OR_RETURN(fused, s->Fuse(fused, loops[i]));
   }
-  return first;
+  return fused;
 }
 
 // first, first + 1, ..., last (empty when last < first).
@@ -792,15 +796,16 @@ class DefaultStrategy {
     if (rows_first) {
       ASSIGN_OR_RETURN(map, RowsOutsideChannels(o, c, h));
     }
+    map.insert(map.begin(), n);  // the loops fused into the parallel one, outermost first
     if (!tiled && ReadsRunAlongLastAxis(*o)) {
-      ASSIGN_OR_RETURN(Loop outer, FuseAll(o, n, map));
+      ASSIGN_OR_RETURN(Loop outer, FuseAll(o, map));
       RETURN_IF_ERROR(o->Parallel(outer));
       return o->Vectorize(ci);
     }
     ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), lanes, TailStrategy::kShiftInwards));
     RETURN_IF_ERROR(
         o->Reorder({map.back(), w.first, tiled ? w.second : ci, tiled ? ci : w.second}));
-    ASSIGN_OR_RETURN(Loop outer, FuseAll(o, n, map));
+    ASSIGN_OR_RETURN(Loop outer, FuseAll(o, map));
     RETURN_IF_ERROR(o->Parallel(outer));
     if (!tiled) return o->Vectorize(w.second);
     RETURN_IF_ERROR(o->Vectorize(ci));
@@ -1512,9 +1517,9 @@ class DefaultStrategy {
     order.insert(order.end(), inner.begin(), inner.end());
     RETURN_IF_ERROR(t->Reorder(order));
     // Parallel over the fused outer loops.
-    Loop par = outer.empty() ? n_out : outer[0];
-    for (size_t i = 1; i < outer.size(); ++i) {
-      ASSIGN_OR_RETURN(par, t->Fuse(par, outer[i]));
+    Loop par = n_out;
+    if (!outer.empty()) {
+      ASSIGN_OR_RETURN(par, FuseAll(t, outer));
     }
     if (!outer.empty() && (outer.size() > 1 || t->extent(par) > 1)) {
       RETURN_IF_ERROR(t->Parallel(par));
@@ -1607,10 +1612,7 @@ class DefaultStrategy {
       ASSIGN_OR_RETURN(row, pad->Fuse(order[3], order[4]));
       order.pop_back();
     }
-    Loop rows = order[0];
-    for (size_t d = 1; d + 1 < order.size(); ++d) {
-      ASSIGN_OR_RETURN(rows, pad->Fuse(rows, order[d]));
-    }
+    ASSIGN_OR_RETURN(Loop rows, FuseAll(pad, order, order.size() - 1));
     RETURN_IF_ERROR(pad->Parallel(rows));
     return pad->Vectorize(row);
   }
