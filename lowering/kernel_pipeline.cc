@@ -15,6 +15,7 @@
 #include "lowering/schedule/strategy.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/te/lower_to_te.h"
+#include "lowering/tir/expand_unrolled.h"
 #include "lowering/tir/partition_tails.h"
 #include "lowering/tir/simplify.h"
 #include "lowering/tir/verify.h"
@@ -65,6 +66,14 @@ absl::StatusOr<tir::PrimFunc> LowerKernel(const ir::FunctionNode& fn, const std:
                 "simplify", options,
                 [&]() -> absl::StatusOr<tir::PrimFunc> { return tir::Simplify(func); }, print));
   if (target.kind == Target::Kind::kCpu) {
+    // LLVM's unroller gives up on a loop whose body holds every alternative of a choice by
+    // its variable (tir/expand_unrolled.h), so the choice is decided here.
+    ASSIGN_OR_RETURN(func, RunStep<tir::PrimFunc>(
+                               "expand_unrolled", options,
+                               [&]() -> absl::StatusOr<tir::PrimFunc> {
+                                 return tir::ExpandUnrolled(std::move(func));
+                               },
+                               print));
     // CPU vector loops pay for a guard in every iteration (GPU threads just idle).
     ASSIGN_OR_RETURN(func, RunStep<tir::PrimFunc>(
                                "partition_tails", options,

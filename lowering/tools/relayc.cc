@@ -159,9 +159,9 @@ Commands:
       --nvcc_digest D --ptxas_digest D   cuda-* targets (checked: sha256:HEX of the tools run)
       An overflow file (several kernels) compiles with -o NAME.a to an archive.
       --dump_ir_after STEP|all, --time_passes   the kernel pipeline's steps (stderr):
-        lower_to_te, schedule, lower_schedule, simplify, partition_tails (CPU), verify, then
-        llvm, llvm_opt, object (CPU) or cuda_c, object (CUDA); also for tir (up to verify) and
-        run (both halves)
+        lower_to_te, schedule, lower_schedule, simplify, expand_unrolled (CPU),
+        partition_tails (CPU), verify, then llvm, llvm_opt, object (CPU) or cuda_c, object
+        (CUDA); also for tir (up to verify) and run (both halves)
   run MODEL         compile the model's kernels in process (JIT) and run it; prints what was
                     compiled or loaded from the kernel cache, the run time and the outputs
       --input NAME=FILE.npy, --random_inputs, --output_dir DIR   as for interpret
