@@ -295,6 +295,7 @@ class Simplifier {
   PrimExpr Rewrite(const PrimExpr& e, std::vector<PrimExpr> ops);
   PrimExpr Binary(const PrimExpr& e, const PrimExpr& a, const PrimExpr& b);
   PrimExpr LinearOf(const PrimExpr& e);
+  bool MergeDigits(Linear* l);
   PrimExpr DivMod(ExprKind kind, const PrimExpr& a, int64_t n);
   PrimExpr CompareInt(ExprKind kind, const PrimExpr& a, const PrimExpr& b);
   PrimExpr Cast(DType dtype, const PrimExpr& v);
@@ -441,8 +442,39 @@ PrimExpr Simplifier::LinearOf(const PrimExpr& e) {
   Linear l = ToLinear(e);
   if (l.overflow) return e;
   Normalize(&l);
+  while (!l.overflow && MergeDigits(&l)) Normalize(&l);
   if (l.overflow) return e;
   return FromLinear(std::move(l));
+}
+
+// floormod(floordiv(x, a), b)*(k*a) + floormod(x, a)*k -> floormod(x, a*b)*k, for a, b > 0: two
+// digits of a reshape's index (row, column) put back together, the merged floormod simplified
+// in turn. A vector of a copy between shapes whose rows it straddles (rows of 40 in vectors of
+// 16) then reads contiguous lanes instead of a gather.
+bool Simplifier::MergeDigits(Linear* l) {
+  for (size_t i = 0; i < l->terms.size(); ++i) {
+    int64_t a;
+    if (!IsDivModBy(l->terms[i].atom, ExprKind::kFloorMod, &a)) continue;
+    const int64_t k = l->terms[i].coef;
+    int64_t want;
+    if (k == 0 || __builtin_mul_overflow(k, a, &want)) continue;
+    const PrimExpr& x = l->terms[i].atom->operands()[0];
+    for (size_t j = 0; j < l->terms.size(); ++j) {
+      const PrimExpr& digit = l->terms[j].atom;
+      int64_t b, inner, n;
+      if (l->terms[j].coef != want || !IsDivModBy(digit, ExprKind::kFloorMod, &b)) continue;
+      const PrimExpr& quotient = digit->operands()[0];
+      if (!IsDivModBy(quotient, ExprKind::kFloorDiv, &inner) || inner != a) continue;
+      if (!ExprEqual(quotient->operands()[0], x) || __builtin_mul_overflow(a, b, &n)) continue;
+      PrimExpr merged = DivMod(ExprKind::kFloorMod, x, n);
+      if (merged == nullptr) merged = FloorMod(x, IntImm(n));
+      l->terms.erase(l->terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
+      l->terms.erase(l->terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
+      Accumulate(merged, k, l);
+      return true;
+    }
+  }
+  return false;
 }
 
 // floordiv(q*n + r, n) = q + floordiv(r, n) and floormod(q*n + r, n) = floormod(r, n) for any

@@ -91,6 +91,20 @@ TEST_F(SimplifyTest, DivModByAMultipleOfTheRemaindersUnit) {
   EXPECT_EQ(S(FloorDiv(x, I(16384)) * I(16384) + FloorMod(FloorDiv(x, I(128)), I(128)) * I(128) +
               FloorMod(x, I(128))),
             "((f*128) + j)");
+  // A copy between [6, 40, 40] and [1, 6, 40, 40] in vectors of 16 (f the vector, k the lane):
+  // the row and column digits of the flat index merge, and the vector reads contiguous lanes.
+  Range(k_, 16);
+  PrimExpr flat = f_ * I(16) + k_;
+  EXPECT_EQ(S(FloorDiv(flat, I(1600)) * I(1600) + FloorMod(FloorDiv(flat, I(40)), I(40)) * I(40) +
+              FloorMod(flat, I(40))),
+            "(k + (f*16))");
+  EXPECT_EQ(S(FloorMod(FloorDiv(f_, I(40)), I(40)) * I(80) + FloorMod(f_, I(40)) * I(2)),
+            "(floormod(f, 1600)*2)");
+  // Digits of different numbers, or of another divisor, stay.
+  EXPECT_EQ(S(FloorMod(FloorDiv(f_, I(40)), I(40)) * I(40) + FloorMod(j_, I(40))),
+            "((floormod(floordiv(f, 40), 40)*40) + floormod(j, 40))");
+  EXPECT_EQ(S(FloorMod(FloorDiv(f_, I(40)), I(40)) * I(40) + FloorMod(f_, I(20))),
+            "((floormod(floordiv(f, 40), 40)*40) + floormod(f, 20))");
   // Not when the rest may reach the unit: k in [0, 9) is not below 8.
   Range(k_, 9);
   EXPECT_EQ(S(FloorMod(f_ * I(8) + k_, I(64))), "floormod(((f*8) + k), 64)");
