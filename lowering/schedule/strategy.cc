@@ -60,6 +60,9 @@ constexpr int64_t kWeightChunkBytes = 32 << 10;
 constexpr int64_t kBandPixels = 256;
 // The weights a rows-outer blocked conv keeps in L2 while its rows stream: half of a 1 MB L2.
 constexpr int64_t kL2WeightBytes = 512 << 10;
+// Independent vectors of partial results in a long vectorized reduction (VectorizeReduction):
+// enough to cover a max's or an add's latency at two per cycle.
+constexpr int64_t kReductionChains = 4;
 
 // Elements of the stage's dtype per vector register.
 int64_t Lanes(const Stage& s, const Target& target) {
@@ -1690,7 +1693,11 @@ class DefaultStrategy {
         AccessAlong(*r, r->op()->body()->axes()[0].var) != Access::kContiguous) {
       return absl::OkStatus();
     }
-    ASSIGN_OR_RETURN(auto parts, r->Split(k, lanes));
+    // A long axis gets kReductionChains vectors of partial results: one vector's chain of
+    // dependent max or add instructions waited out each one's latency (a softmax over rows of
+    // 6,625: 414 steps of 3-5 cycles each, per row).
+    const int64_t chains = r->extent(k) >= 16 * lanes ? kReductionChains : 1;
+    ASSIGN_OR_RETURN(auto parts, r->Split(k, lanes * chains));
     return r->Vectorize(parts.second);
   }
 

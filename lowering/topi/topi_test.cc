@@ -160,7 +160,7 @@ def @main(%x: Tensor[(2, 16), float32], %w: Tensor[(8, 16), float32], %b: Tensor
             "output bias_add\n");
 }
 
-TEST(TopiTest, SoftmaxIsMaxExpSumDivide) {
+TEST(TopiTest, SoftmaxIsMaxExpSumScale) {
   EXPECT_EQ(Printed(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(2, 10), float16]) {
   nn.softmax(%x)
@@ -173,7 +173,7 @@ def @main(%x: Tensor[(2, 10), float16]) {
             "compute softmax_sum[i0]: Tensor[(2), float32] = "
             "sum(softmax_exp[i0, k], axis=[k:10])  // nn.softmax, reduction\n"
             "compute softmax[i0, i1]: Tensor[(2, 10), float16] = "
-            "float16((softmax_exp[i0, i1] / softmax_sum[i0]))  // nn.softmax, opaque\n"
+            "float16((softmax_exp[i0, i1]*(1f / softmax_sum[i0])))  // nn.softmax, opaque\n"
             "output softmax\n");
 }
 
