@@ -127,6 +127,8 @@ class LlvmEmitter : public CodeGenBase<llvm::Value*> {
   // A math intrinsic on float32 scalars or vectors alike (tanh: libm, a lane at a time).
   llvm::Value* Math(const std::string& name, const std::vector<llvm::Value*>& args);
   llvm::Value* CallLibm(const char* name, llvm::Value* x);
+  // a*b + c as llvm.fmuladd (see the note on multiply-add in llvm_expr.cc).
+  llvm::Value* MulAdd(llvm::Value* a, llvm::Value* b, llvm::Value* c);
   llvm::Value* ExpApprox(llvm::Value* x);
   llvm::Value* ErfApprox(llvm::Value* x);
 
