@@ -509,6 +509,34 @@ def @main(%x: Tensor[(3, 16), float32]) { nn.softmax(%x) }
   EXPECT_EQ(Check(m, "main", "default", "x86-64", 3), "");
 }
 
+// Attention heads' transpose, [40, 192] -> [6, 32, 40]: the lanes read with a stride of 192,
+// so the vector loop stays within a row of 40 (3 strips, the last one clamped) instead of
+// fusing rows, which gave every lane a division and a remainder.
+TEST(DefaultStrategyTest, TransposeKeepsItsVectorsWithinARow) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 40, 192), float32]) {
+  %0 = reshape(%x, newshape=[1, 40, 6, 32]);
+  %1 = transpose(%0, axes=[0, 2, 3, 1]);
+  reshape(%1, newshape=[6, 32, 40])
+})");
+  const std::string text = DefaultTir(m, "x86-64-avx512");
+  EXPECT_THAT(text, HasSubstr("min((i2.outer*16), 24)")) << text;
+  EXPECT_THAT(text, Not(HasSubstr("floormod"))) << text;
+  ExpectRightOnEveryTarget(m, 47);
+}
+
+// A long row's max and sum keep four vectors of partial results (one vector's chain of
+// dependent instructions waited out each one's latency).
+TEST(DefaultStrategyTest, LongRowReductionsKeepFourVectorsOfPartialResults) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 1000), float32]) { nn.softmax(%x) }
+)");
+  const std::string text = DefaultTir(m, "x86-64-avx2");
+  EXPECT_THAT(text, HasSubstr("allocate softmax_max_rf[float32 * 32] {")) << text;
+  EXPECT_THAT(text, HasSubstr("allocate softmax_sum_rf[float32 * 32] {")) << text;
+  ExpectRightOnEveryTarget(m, 53);
+}
+
 TEST(LowerKernelTest, Errors) {
   ir::Module m = TypedModule(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(3), float32]) { exp(%x) }
