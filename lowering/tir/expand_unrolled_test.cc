@@ -5,7 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lowering/tir/eval.h"
+#include "lowering/tir/eval_testing.h"
 
 namespace relay::tir {
 namespace {
@@ -15,19 +15,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 PrimExpr I(int64_t v) { return IntImm(v); }
-
-// The outputs of `func` on an input of floats 0.5, 1.5, ... (outputs start zeroed).
-std::vector<double> Outputs(const PrimFunc& func) {
-  std::vector<ir::Tensor> args;
-  for (const Buffer& b : func.params) {
-    ir::Tensor t({b->NumElements()}, DType::kFloat32);
-    for (int64_t i = 0; i < t.NumElements(); ++i) t.SetDouble(i, args.empty() ? i + 0.5 : 0.0);
-    args.push_back(t);
-  }
-  absl::Status s = EvalPrimFunc(func, &args);
-  EXPECT_TRUE(s.ok()) << s;
-  return args.back().ToDoubles();
-}
 
 // out[p*4 + c] = select(p == 0, a, select(p == 1, b, a - b)) for a shared a = in[c] + in[c+4]
 // and b = in[c] * 2, the shape of a Winograd transform's choice of a sum by tile position:
@@ -50,7 +37,7 @@ TEST(ExpandUnrolledTest, ChoiceByTheVariableIsDecidedPerIteration) {
   EXPECT_THAT(text, Not(HasSubstr("select"))) << text;
   EXPECT_THAT(text, HasSubstr("for (c.2, 0, 4) vectorized {")) << text;
   EXPECT_THAT(text, HasSubstr("out[(c.1 + 4)] = (in[c.1]*2f);")) << text;
-  EXPECT_EQ(Outputs(expanded), Outputs(func));
+  EXPECT_EQ(OutputsOnRamp(expanded), OutputsOnRamp(func));
 }
 
 // An activation's select on a loaded value and a padding's comparison choose nothing by the

@@ -5,7 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lowering/tir/eval.h"
+#include "lowering/tir/eval_testing.h"
 
 namespace relay::tir {
 namespace {
@@ -15,19 +15,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 PrimExpr I(int64_t v) { return IntImm(v); }
-
-// The outputs of `func` on an input of `n` floats 0.5, 1.5, ... (outputs start zeroed).
-std::vector<double> Outputs(const PrimFunc& func) {
-  std::vector<ir::Tensor> args;
-  for (const Buffer& b : func.params) {
-    ir::Tensor t({b->NumElements()}, DType::kFloat32);
-    for (int64_t i = 0; i < t.NumElements(); ++i) t.SetDouble(i, args.empty() ? i + 0.5 : 0.0);
-    args.push_back(t);
-  }
-  absl::Status s = EvalPrimFunc(func, &args);
-  EXPECT_TRUE(s.ok()) << s;
-  return args.back().ToDoubles();
-}
 
 // A vector loop split by 4 over 18 elements: the last strip is guarded. Partitioned, the
 // first four strips lose the guard and the tail keeps it for its two lanes.
@@ -46,7 +33,7 @@ TEST(PartitionTailsTest, GuardedTailGetsItsOwnLoop) {
   EXPECT_THAT(text, HasSubstr("for (k.outer, 0, 4) {")) << text;
   EXPECT_THAT(text, HasSubstr("for (k.inner.tail, 0, 2) vectorized {")) << text;
   EXPECT_THAT(text, Not(HasSubstr("if ("))) << text;
-  EXPECT_EQ(Outputs(split), Outputs(func));
+  EXPECT_EQ(OutputsOnRamp(split), OutputsOnRamp(func));
 }
 
 // An upsampling's read clamps its source column at both ends of the row (15 columns to 32):
@@ -66,7 +53,7 @@ TEST(PartitionTailsTest, ClampedReadsSplitAtBothEnds) {
   // The middle strips: no clamp left around the source column.
   EXPECT_THAT(text, HasSubstr("in[(((w.outer.tail*4) + floordiv((w.inner.tail + 1), 2)) - 1)]"))
       << text;
-  EXPECT_EQ(Outputs(split), Outputs(func));
+  EXPECT_EQ(OutputsOnRamp(split), OutputsOnRamp(func));
 }
 
 // A clamp that does not involve a vector lane stays as it is: splitting would only copy code.
@@ -106,7 +93,7 @@ TEST(PartitionTailsTest, SelectsOnAColumnSplitOffTheBorder) {
   EXPECT_THAT(text, HasSubstr("for (w.tail, 1, 7) {")) << text;
   EXPECT_THAT(text, HasSubstr("in[((((w.tail*8) + (rx.tail*4)) + cb.tail) - 4)]")) << text;
   EXPECT_THAT(text, Not(HasSubstr("select("))) << text;
-  EXPECT_EQ(Outputs(split), Outputs(func));
+  EXPECT_EQ(OutputsOnRamp(split), OutputsOnRamp(func));
 }
 
 }  // namespace
