@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <utility>
 
@@ -200,28 +201,40 @@ bool IsDivModBy(const PrimExpr& e, ExprKind kind, int64_t* divisor) {
   return e->kind() == kind && ConstInt(e->operands()[1], divisor) && *divisor > 0;
 }
 
-// floordiv(x, n)*(k*n) + floormod(x, n)*k -> x*k: what index arithmetic of fused loops needs.
-bool MergeDivMod(Linear* l) {
+// What `high`*n + floormod(x, n) equals, when `high` is the digit above floormod(x, n) in some
+// form; null when it is not.
+using DigitMerge = std::function<PrimExpr(const PrimExpr& high, const PrimExpr& x, int64_t n)>;
+
+// Finds a pair of terms floormod(x, n)*k and high*(k*n) that `merge` puts together, and replaces
+// them with merge(high, x, n)*k; one pair per call.
+bool MergeRemainder(Linear* l, const DigitMerge& merge) {
   for (size_t i = 0; i < l->terms.size(); ++i) {
     int64_t n;
     if (!IsDivModBy(l->terms[i].atom, ExprKind::kFloorMod, &n)) continue;
     const int64_t k = l->terms[i].coef;
     int64_t want;
     if (k == 0 || __builtin_mul_overflow(k, n, &want)) continue;
+    const PrimExpr x = l->terms[i].atom->operands()[0];
     for (size_t j = 0; j < l->terms.size(); ++j) {
-      int64_t m;
-      if (!IsDivModBy(l->terms[j].atom, ExprKind::kFloorDiv, &m) || m != n) continue;
       if (l->terms[j].coef != want) continue;
-      const PrimExpr& x = l->terms[i].atom->operands()[0];
-      if (!ExprEqual(x, l->terms[j].atom->operands()[0])) continue;
-      PrimExpr keep = x;
+      PrimExpr merged = merge(l->terms[j].atom, x, n);
+      if (merged == nullptr) continue;
       l->terms.erase(l->terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
       l->terms.erase(l->terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
-      Accumulate(keep, k, l);
+      Accumulate(merged, k, l);
       return true;
     }
   }
   return false;
+}
+
+// floordiv(x, n)*(k*n) + floormod(x, n)*k -> x*k: what index arithmetic of fused loops needs.
+bool MergeDivMod(Linear* l) {
+  return MergeRemainder(l, [](const PrimExpr& high, const PrimExpr& x, int64_t n) -> PrimExpr {
+    int64_t m;
+    if (!IsDivModBy(high, ExprKind::kFloorDiv, &m) || m != n) return nullptr;
+    return ExprEqual(high->operands()[0], x) ? x : nullptr;
+  });
 }
 
 void Normalize(Linear* l) {
@@ -452,29 +465,15 @@ PrimExpr Simplifier::LinearOf(const PrimExpr& e) {
 // in turn. A vector of a copy between shapes whose rows it straddles (rows of 40 in vectors of
 // 16) then reads contiguous lanes instead of a gather.
 bool Simplifier::MergeDigits(Linear* l) {
-  for (size_t i = 0; i < l->terms.size(); ++i) {
-    int64_t a;
-    if (!IsDivModBy(l->terms[i].atom, ExprKind::kFloorMod, &a)) continue;
-    const int64_t k = l->terms[i].coef;
-    int64_t want;
-    if (k == 0 || __builtin_mul_overflow(k, a, &want)) continue;
-    const PrimExpr& x = l->terms[i].atom->operands()[0];
-    for (size_t j = 0; j < l->terms.size(); ++j) {
-      const PrimExpr& digit = l->terms[j].atom;
-      int64_t b, inner, n;
-      if (l->terms[j].coef != want || !IsDivModBy(digit, ExprKind::kFloorMod, &b)) continue;
-      const PrimExpr& quotient = digit->operands()[0];
-      if (!IsDivModBy(quotient, ExprKind::kFloorDiv, &inner) || inner != a) continue;
-      if (!ExprEqual(quotient->operands()[0], x) || __builtin_mul_overflow(a, b, &n)) continue;
-      PrimExpr merged = DivMod(ExprKind::kFloorMod, x, n);
-      if (merged == nullptr) merged = FloorMod(x, IntImm(n));
-      l->terms.erase(l->terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
-      l->terms.erase(l->terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
-      Accumulate(merged, k, l);
-      return true;
-    }
-  }
-  return false;
+  return MergeRemainder(l, [&](const PrimExpr& high, const PrimExpr& x, int64_t a) -> PrimExpr {
+    int64_t b, inner, n;
+    if (!IsDivModBy(high, ExprKind::kFloorMod, &b)) return nullptr;
+    const PrimExpr& quotient = high->operands()[0];
+    if (!IsDivModBy(quotient, ExprKind::kFloorDiv, &inner) || inner != a) return nullptr;
+    if (!ExprEqual(quotient->operands()[0], x) || __builtin_mul_overflow(a, b, &n)) return nullptr;
+    PrimExpr merged = DivMod(ExprKind::kFloorMod, x, n);
+    return merged != nullptr ? merged : FloorMod(x, IntImm(n));
+  });
 }
 
 // floordiv(q*n + r, n) = q + floordiv(r, n) and floormod(q*n + r, n) = floormod(r, n) for any
