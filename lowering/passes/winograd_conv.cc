@@ -129,7 +129,7 @@ int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width, int64_t in_cha
     const int64_t rows = WinogradProductRows(n, height, width, m);
     const int64_t buffer_bytes = positions * rows * (in_channels + out_channels) * 4;
     int64_t cost = positions * pairs * std::max(rows, floor);
-    if (buffer_bytes > kWinogradBufferBytes) cost += 2 * kWinogradBalance * buffer_bytes;
+    if (buffer_bytes > kWinogradBufferBytes) cost += kWinogradBalance * buffer_bytes;
     if (cost * kWinogradMinGain <= direct * 10 && cost < best_cost) {
       best = m;
       best_cost = cost;

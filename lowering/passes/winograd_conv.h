@@ -26,9 +26,11 @@
 // costs 9 multiply-adds per output pixel, F(m x m) alpha^2 per tile (the tile count padded to
 // whole register tiles of the product, 6 rows); each is costed at least what streaming its
 // weights from memory costs, at kWinogradBalance multiply-adds per byte, and F(m x m) pays
-// that rate for writing and reading its buffers when they are more than kWinogradBufferBytes.
-// The cheapest form wins when it is at least kWinogradMinGain/10 times cheaper than the
-// direct conv. Per pair of channels, buffers in cache:
+// that rate once per byte of its buffers when they are more than kWinogradBufferBytes (each
+// byte is written by one kernel and read by the next, but the cache keeps part of them and the
+// writes overlap the transform's arithmetic: measured below). The cheapest form wins when it
+// is at least kWinogradMinGain/10 times cheaper than the direct conv. Per pair of channels,
+// buffers in cache:
 //
 //   map (per image)   direct   F(4x4)            F(2x2)           choice
 //   56x56             28224    36 x 198 = 7128   16 x 786 = 12576  F(4x4)
@@ -36,8 +38,13 @@
 //   14x14              1764    36 x 40  = 1440   16 x 54  =  864   F(2x2)
 //   7x7                 441    36 x 40          16 x 40  =  640   direct
 //
-// The detector's 96 -> 24 conv on 160x160 would make 28 MB of buffers and stays direct (as
-// three kernels it took 7.9 ms against the direct conv's 6; its 80x80 twin, 7 MB, gains).
+// Calibration, the detector's 96 -> 24 conv on 160x160 (28 MB of buffers; AVX-512, Zen 5,
+// 1 thread): direct 5.5 ms, F(4x4) 3.7 ms as three kernels (input transform 1.6, product 1.8,
+// output transform 0.2), 1.49x, where the model says 1.30x. Before the transforms' unrolled
+// choices were expanded (tir/expand_unrolled.h) the three took 7.9 ms, and a model that
+// charged both passes stayed direct. Where the buffers outweigh the products saved, the conv
+// stays direct: the model puts 16 -> 16 on 320x320 (30 MB) at 4x cheaper in cache and 1.5x
+// dearer beyond it.
 //
 // Only 3x3 stride-1 undilated convs of one group, float32, with blocked input and weights that
 // are params.
@@ -58,10 +65,11 @@ namespace relay::passes {
 // Multiply-adds per byte read from memory (a core's FMA rate over its share of DRAM
 // bandwidth: 128 per ns over ~12 bytes per ns, AVX-512 at 1 thread on Zen 5); the buffers that
 // stay in cache between two kernels (a quarter of a 32 MB L3); and the gain over the direct
-// conv (in tenths) below which a conv stays direct.
+// conv (in tenths) below which a conv stays direct (the model leaves out the transforms'
+// arithmetic, about a fifth of the products for 96 -> 24, less for more output channels).
 inline constexpr int64_t kWinogradBalance = 10;
 inline constexpr int64_t kWinogradBufferBytes = 8 << 20;
-inline constexpr int64_t kWinogradMinGain = 15;
+inline constexpr int64_t kWinogradMinGain = 12;
 
 // The tile m (4 or 2) for a conv with an N x height x width output from `in_channels` to
 // `out_channels` (padded counts), or 0 for the direct conv (the note above).

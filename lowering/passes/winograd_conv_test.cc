@@ -89,10 +89,12 @@ TEST(WinogradConvTest, ChoosesTheTileByCost) {
   EXPECT_EQ(WinogradTileFor(1, 7, 7, 512, 512), 0);
   EXPECT_EQ(WinogradTileFor(8, 7, 7, 64, 64), 4);  // a batch of 8 has the tiles of a 28x28 map
   EXPECT_EQ(WinogradTileFor(1, 1, 1, 16, 16), 0);
-  // Buffers beyond the cache: the detector's 96 -> 24 on 160x160 (28 MB) stays direct, on
-  // 80x80 (7 MB) it does not.
-  EXPECT_EQ(WinogradTileFor(1, 160, 160, 96, 24), 0);
+  // Buffers beyond the cache: the detector's 96 -> 24 on 160x160 (28 MB) still gains, less
+  // than on 80x80 (7 MB, in cache); 16 -> 16 on 320x320 (30 MB of buffers for products of few
+  // channels, 4x cheaper in cache) stays direct.
+  EXPECT_EQ(WinogradTileFor(1, 160, 160, 96, 24), 4);
   EXPECT_EQ(WinogradTileFor(1, 80, 80, 96, 24), 4);
+  EXPECT_EQ(WinogradTileFor(1, 320, 320, 16, 16), 0);
   EXPECT_EQ(WinogradProductRows(1, 56, 56, 4), 198);
   EXPECT_EQ(WinogradProductRows(1, 14, 14, 2), 54);
 }
