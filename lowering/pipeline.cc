@@ -57,7 +57,8 @@ absl::StatusOr<Model> OptimizeGraph(const Model& model, const PipelineOptions& o
   if (options.blocked_layouts) {
     ASSIGN_OR_RETURN(m, Step("alter_layout", passes::AlterLayout, m, options));
     if (options.winograd) {
-      ASSIGN_OR_RETURN(m, Step("winograd_conv", passes::WinogradConv, m, options));
+      auto winograd = [](const Model& m) { return passes::WinogradConv(m); };
+      ASSIGN_OR_RETURN(m, Step("winograd_conv", winograd, m, options));
     }
   }
   ASSIGN_OR_RETURN(m, Step("fold_constants_2", fold, m, options));

@@ -25,8 +25,9 @@ absl::StatusOr<ir::Type> ResultType(const std::string& op, const Tensor& arg,
   return ir::FindOp(op)->relation({arg.type()}, attrs);
 }
 
-// V[(e, u), t, c] = sum_{a, b} Bt[e][a] Bt[u][b] x[n, c, ty*m + a - top, tx*m + b - left]
-// (x zero outside; data blocked [N, C/b, H, W, b]); tiles past the last real one are zero.
+// V[(e, u), t, c] = sum_{a, b} Bt[e][a] Bt[u][b] x[n, c, r0 + ty*m + a - top, tx*m + b - left]
+// (x zero outside; data blocked [N, C/b, H, W, b]) for the tiles of output rows [r0, r1)
+// (output_rows, all by default); tiles past the last real one are zero.
 absl::StatusOr<Value> InputTransform(const std::vector<Value>& args, const ir::Attrs& attrs) {
   ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"data"}));
   const Tensor& x = t[0];
@@ -36,8 +37,11 @@ absl::StatusOr<Value> InputTransform(const std::vector<Value>& args, const ir::A
   const ir::Shape& s = x.shape();
   const int64_t n_batch = s[0], blocks = s[1], h = s[2], w = s[3], block = s[4];
   const int64_t m = wm.m, alpha = wm.alpha;
-  const int64_t th =
-      ir::ops::WinogradTiles(ir::ops::ConvOutputSize(h, pad.top, pad.bottom, 3, 1, 1), m);
+  ASSIGN_OR_RETURN(
+      ir::ops::RowRange rows,
+      ir::ops::WinogradOutputRows(attrs, ir::ops::ConvOutputSize(h, pad.top, pad.bottom, 3, 1, 1),
+                                  m));
+  const int64_t th = ir::ops::WinogradTiles(rows.end - rows.begin, m);
   const int64_t tw =
       ir::ops::WinogradTiles(ir::ops::ConvOutputSize(w, pad.left, pad.right, 3, 1, 1), m);
   const int64_t tiles = type.shape()[1], channels = blocks * block;
@@ -49,7 +53,7 @@ absl::StatusOr<Value> InputTransform(const std::vector<Value>& args, const ir::A
     for (int64_t c = 0; c < channels; ++c) {
       for (int64_t a = 0; a < alpha; ++a) {
         for (int64_t b = 0; b < alpha; ++b) {
-          const int64_t y = ty * m + a - pad.top, xx = tx * m + b - pad.left;
+          const int64_t y = rows.begin + ty * m + a - pad.top, xx = tx * m + b - pad.left;
           const bool inside = y >= 0 && y < h && xx >= 0 && xx < w;
           d[static_cast<size_t>(a * alpha + b)] =
               inside

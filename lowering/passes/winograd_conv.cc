@@ -32,7 +32,8 @@ bool AllEqual(const std::vector<int64_t>& v, int64_t x) {
 
 class WinogradRewriter {
  public:
-  explicit WinogradRewriter(const Model& model) : model_(model), params_(model.params) {}
+  WinogradRewriter(const Model& model, int64_t band_bytes)
+      : model_(model), band_bytes_(band_bytes), params_(model.params) {}
 
   absl::StatusOr<Model> Run() {
     absl::Status status;
@@ -72,14 +73,33 @@ class WinogradRewriter {
         WinogradTileFor(os[0], os[2], os[3], data.shape()[1] * data.shape()[4], os[1] * os[4]);
     if (m == 0) return Expr(nullptr);
     ASSIGN_OR_RETURN(Expr u, Transformed(*weight, attrs.GetString("kernel_layout"), m));
-    Expr v = MakeOpCall("nn.winograd_input_transform", {operands[0]},
-                        {{"tile_size", AttrValue::Int(m)},
-                         {"padding", AttrValue::Ints(attrs.GetInts("padding"))},
-                         {"tiles", AttrValue::Int(WinogradProductRows(os[0], os[2], os[3], m))}});
+    const std::vector<int64_t> bands = WinogradBands(
+        os[0], os[2], os[3], data.shape()[1] * data.shape()[4], os[1] * os[4], m, band_bytes_);
+    if (bands.size() == 1) return Band(operands[0], u, attrs, os, m, 0, os[2]);
+    // Bands in order, each band's three kernels before the next band's, so that the memory
+    // plan gives every band the buffers the one before it has just used (in cache).
+    std::vector<Expr> parts;
+    for (size_t i = 0; i < bands.size(); ++i) {
+      const int64_t end = i + 1 < bands.size() ? bands[i + 1] : os[2];
+      parts.push_back(Band(operands[0], u, attrs, os, m, bands[i], end));
+    }
+    return MakeOpCall("concatenate", {ir::TupleNode::Make(std::move(parts))},
+                      {{"axis", AttrValue::Int(2)}});
+  }
+
+  // The Winograd form of output rows [begin, end) of the conv (all of them: [0, OH)).
+  static Expr Band(const Expr& data, const Expr& u, const ir::Attrs& attrs, const ir::Shape& os,
+                   int64_t m, int64_t begin, int64_t end) {
+    std::vector<std::pair<std::string, AttrValue>> in_attrs = {
+        {"tile_size", AttrValue::Int(m)},
+        {"padding", AttrValue::Ints(attrs.GetInts("padding"))},
+        {"tiles", AttrValue::Int(WinogradProductRows(os[0], end - begin, os[3], m))}};
+    if (end - begin != os[2]) in_attrs.push_back({"output_rows", AttrValue::Ints({begin, end})});
+    Expr v = MakeOpCall("nn.winograd_input_transform", {data}, std::move(in_attrs));
     Expr mm = MakeOpCall("nn.batch_matmul", {v, u}, {{"transpose_b", AttrValue::Bool(false)}});
     return MakeOpCall("nn.winograd_output_transform", {mm},
                       {{"tile_size", AttrValue::Int(m)},
-                       {"output_size", AttrValue::Ints({os[0], os[2], os[3]})},
+                       {"output_size", AttrValue::Ints({os[0], end - begin, os[3]})},
                        {"block", AttrValue::Int(os[4])}});
   }
 
@@ -103,6 +123,7 @@ class WinogradRewriter {
   }
 
   const Model& model_;
+  const int64_t band_bytes_;
   ParamMap params_;
   std::map<std::string, std::string> transformed_;  // weight_winograd<m> -> param
 };
@@ -138,6 +159,18 @@ int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width, int64_t in_cha
   return best;
 }
 
+std::vector<int64_t> WinogradBands(int64_t n, int64_t height, int64_t width, int64_t in_channels,
+                                   int64_t out_channels, int64_t m, int64_t band_bytes) {
+  const int64_t bytes = (m + 2) * (m + 2) * WinogradProductRows(n, height, width, m) *
+                        (in_channels + out_channels) * 4;
+  const int64_t tile_rows = ir::ops::WinogradTiles(height, m);
+  const int64_t wanted = std::min((bytes + band_bytes - 1) / band_bytes, tile_rows);
+  const int64_t per_band = (tile_rows + wanted - 1) / wanted;  // tile rows
+  std::vector<int64_t> begins;
+  for (int64_t r = 0; r < tile_rows; r += per_band) begins.push_back(r * m);
+  return begins;
+}
+
 absl::StatusOr<ir::Tensor> WinogradWeights(const ir::Tensor& oihw, int64_t m) {
   ASSIGN_OR_RETURN(ir::ops::WinogradMatrices wm, ir::ops::Winograd3x3(m));
   const ir::Shape& s = oihw.shape();
@@ -168,11 +201,14 @@ absl::StatusOr<ir::Tensor> WinogradWeights(const ir::Tensor& oihw, int64_t m) {
   return ir::Tensor::FromDoubles({alpha * alpha, c_in, k_out}, ir::DType::kFloat32, u);
 }
 
-absl::StatusOr<Model> WinogradConv(const Model& model) {
+absl::StatusOr<Model> WinogradConv(const Model& model, int64_t band_bytes) {
   if (model.module.main() == nullptr) {
     return absl::NotFoundError("winograd_conv: the module has no @main");
   }
-  return WinogradRewriter(model).Run();
+  if (band_bytes < 1) {
+    return absl::InvalidArgumentError("winograd_conv: band_bytes must be positive");
+  }
+  return WinogradRewriter(model, band_bytes).Run();
 }
 
 }  // namespace relay::passes

@@ -81,6 +81,45 @@ def @main(%x: Tensor[(1, 16, 25, 25), float32], %w0: Tensor[(16, 16, 1, 1), floa
   ExpectSameOutputs(model, rewritten, 1e-5);
 }
 
+// A conv whose buffers outgrow the band budget runs as bands of whole tile rows, each with its
+// own three kernels reading its rows of the whole input (output_rows), joined along the rows:
+// here 25 rows in tiles of 4 (7 tile rows) under a budget of a third of the buffers, as 3 bands
+// of 3, 3 and 1 tile rows. The values are the direct conv's within float32 rounding.
+TEST(WinogradConvTest, SplitsConvsBeyondTheBufferBudgetIntoBandsOfRows) {
+  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 16, 25, 25), float32], %w0: Tensor[(16, 16, 1, 1), float32],
+          %w: Tensor[(24, 16, 3, 3), float32], %b: Tensor[(24), float32]) {
+  %0 = nn.conv2d(%x, %w0);
+  %1 = nn.conv2d(%0, %w, padding=[1, 1, 1, 1]);
+  %2 = nn.bias_add(%1, %b);
+  nn.relu(%2)
+})",
+                                             {"w0", "w", "b"});
+  const Model blocked = Typed(AlterLayout(model));
+  // 36 positions x 54 rows x (16 + 24) channels x 4 bytes.
+  const int64_t bytes = 36 * 54 * 40 * 4;
+  EXPECT_EQ(WinogradBands(1, 25, 25, 16, 24, 4, bytes), (std::vector<int64_t>{0}));
+  EXPECT_EQ(WinogradBands(1, 25, 25, 16, 24, 4, bytes / 3), (std::vector<int64_t>{0, 12, 24}));
+  const Model rewritten = Typed(WinogradConv(blocked, bytes / 3));
+  const std::string printed = ir::PrintModule(rewritten.module);
+  EXPECT_EQ(Count(printed, "nn.winograd_input_transform("), 3) << printed;
+  EXPECT_EQ(Count(printed, "nn.batch_matmul("), 3) << printed;
+  EXPECT_EQ(Count(printed, "nn.winograd_output_transform("), 3) << printed;
+  EXPECT_EQ(Count(printed, "nn.contrib_conv2d_NCHWc("), 1) << printed;  // the 1x1 conv
+  EXPECT_THAT(printed, HasSubstr("tiles=24, output_rows=[0, 12])")) << printed;
+  EXPECT_THAT(printed, HasSubstr("tiles=24, output_rows=[12, 24])")) << printed;
+  EXPECT_THAT(printed, HasSubstr("tiles=12, output_rows=[24, 25])")) << printed;
+  EXPECT_THAT(printed, HasSubstr("output_size=[1, 12, 25], block=24)")) << printed;
+  EXPECT_THAT(printed, HasSubstr("output_size=[1, 1, 25], block=24)")) << printed;
+  EXPECT_THAT(printed, HasSubstr("axis=2)")) << printed;
+  // One transformed weight serves every band.
+  EXPECT_EQ(rewritten.params.count("w_OIHW16i24o_winograd4"), 1u);
+  ExpectSameOutputs(model, rewritten, 1e-5);
+  // The detector's 96 -> 24 on 160x160 (28 MB): 4 bands of 10 tile rows under 8 MB.
+  EXPECT_EQ(WinogradBands(1, 160, 160, 96, 24, 4), (std::vector<int64_t>{0, 40, 80, 120}));
+  EXPECT_EQ(WinogradBands(1, 80, 80, 96, 24, 4), (std::vector<int64_t>{0}));
+}
+
 // The tile follows the cost model's table (winograd_conv.h).
 TEST(WinogradConvTest, ChoosesTheTileByCost) {
   EXPECT_EQ(WinogradTileFor(1, 56, 56, 64, 64), 4);

@@ -453,6 +453,18 @@ def @main(%x: Tensor[(1, 2, 14, 14, 16), float32]) {
   ExpectRightOnEveryTarget(m, 59);
 }
 
+// A band of a conv too large for the cache (output_rows) reads its tile rows of the same input,
+// its first and last rows from the border's padding: the same results as the interpreter.
+TEST(DefaultStrategyTest, WinogradInputTransformOfABandReadsItsRows) {
+  for (const char* rows : {"[0, 8]", "[4, 12]", "[8, 14]"}) {
+    ir::Module m = TypedModule(absl::StrCat(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 2, 14, 14, 16), float32]) {
+  nn.winograd_input_transform(%x, padding=[1, 1, 1, 1], tiles=12, output_rows=)",
+                                            rows, ")\n}"));
+    ExpectRightOnEveryTarget(m, 61);
+  }
+}
+
 // A batched product (a Winograd conv's) splits its rows, not its batch, among the threads: two
 // bands of row tiles outside the batch (5 tiles of 6 rows under AVX2: bands of 3, the second
 // shifted back a tile), so that a thread reads and writes the tiles its neighbours' threads

@@ -100,23 +100,27 @@ Block Sandwich(const Block& x, int64_t rows, const std::function<double(int64_t,
 
 // nn.winograd_input_transform: data [N, C/b, H, W, b] -> V [alpha^2, tiles, C]. The data is
 // padded (a helper stage, which the default schedule inlines) to whole tiles plus the 3x3
-// window's border; tiles past the real ones are zero.
+// window's border; tiles past the real ones are zero. A band (output_rows) reads its tile rows
+// of the same padded planes.
 Result InputTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tensor>& in) {
   const Tensor& data = in[0];
   ASSIGN_OR_RETURN(WinogradMatrices wm, ir::ops::Winograd3x3(attrs.GetInt("tile_size")));
   ASSIGN_OR_RETURN(Padding2D pad, ir::ops::NormalizePadding2D(attrs.GetInts("padding")));
   const Shape& s = data->shape();
   const int64_t m = wm.m, alpha = wm.alpha, block = s[4];
-  const int64_t th =
-      ir::ops::WinogradTiles(ir::ops::ConvOutputSize(s[2], pad.top, pad.bottom, 3, 1, 1), m);
+  const int64_t oh = ir::ops::ConvOutputSize(s[2], pad.top, pad.bottom, 3, 1, 1);
+  ASSIGN_OR_RETURN(ir::ops::RowRange rows, ir::ops::WinogradOutputRows(attrs, oh, m));
+  // The whole conv's tile rows (a band's are a run of them, from row `rows.begin`).
+  const int64_t full_th = ir::ops::WinogradTiles(oh, m);
+  const int64_t th = ir::ops::WinogradTiles(rows.end - rows.begin, m);
   const int64_t tw =
       ir::ops::WinogradTiles(ir::ops::ConvOutputSize(s[3], pad.left, pad.right, 3, 1, 1), m);
   const int64_t real = s[0] * th * tw;
   const int64_t tiles = attrs.GetInt("tiles");
   Tensor src = data;
-  if (pad.top != 0 || pad.left != 0 || th * m + 2 != s[2] || tw * m + 2 != s[3]) {
-    src = PadPlanes(data, pad.top, pad.left, th * m + 2, tw * m + 2, Const(data->dtype(), 0),
-                    op.name);
+  if (pad.top != 0 || pad.left != 0 || full_th * m + 2 != s[2] || tw * m + 2 != s[3]) {
+    src = PadPlanes(data, pad.top, pad.left, full_th * m + 2, tw * m + 2,
+                    Const(data->dtype(), 0), op.name);
   }
   Tensor v = te::Compute(
       "winograd_input", {alpha * alpha, tiles, s[1] * block},
@@ -129,7 +133,8 @@ Result InputTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::ve
         PrimExpr cb = FloorDivC(i[2], block);
         PrimExpr lane = FloorModC(i[2], block);
         const Block d = MakeBlock(alpha, [&](int64_t a, int64_t b) {
-          return GetAs(DType::kFloat32, src, {n, cb, Add(Mul(ty, m), a), Add(Mul(tx, m), b), lane});
+          return GetAs(DType::kFloat32, src,
+                       {n, cb, Add(Mul(ty, m), rows.begin + a), Add(Mul(tx, m), b), lane});
         });
         std::vector<PrimExpr> positions;  // (e, u), u fastest
         for (const auto& row :

@@ -3,8 +3,9 @@
 // between them:
 //
 //   V = nn.winograd_input_transform(data)      [alpha^2, T, C]   per tile position p = (e, u):
-//       V[p, t, c] = sum_{a,b} Bt[e][a] Bt[u][b] x[n, c, ty*m + a - top, tx*m + b - left]
-//       (x zero outside), t = (n*th + ty)*tw + tx; tiles t >= N*th*tw are zero.
+//       V[p, t, c] = sum_{a,b} Bt[e][a] Bt[u][b] x[n, c, r0 + ty*m + a - top, tx*m + b - left]
+//       (x zero outside), t = (n*th + ty)*tw + tx; tiles t >= N*th*tw are zero; the tiles of
+//       output rows [r0, r1) (output_rows, all by default), th = ceil((r1 - r0) / m).
 //   M = nn.batch_matmul(V, U, transpose_b=False)   U[p, c, k] = (G g_kc G^T)[e][u]
 //   Y = nn.winograd_output_transform(M)       [N, K/b, H, W, b]:
 //       Y[n, k, h, w] = sum_{e,u} At[h%m][e] At[w%m][u] M[(e, u), t(n, h/m, w/m), k]
@@ -47,8 +48,10 @@ absl::StatusOr<Type> WinogradInputTransformRel(const std::vector<Type>& args, co
     return absl::InvalidArgumentError(
         absl::StrCat("a 3x3 window does not fit the padded input of 'data' ", S(data)));
   }
+  ASSIGN_OR_RETURN(RowRange rows, WinogradOutputRows(attrs, oh, wm.m));
   const int64_t tiles = attrs.GetInt("tiles");
-  RETURN_IF_ERROR(CheckTileCount(tiles, x[0] * WinogradTiles(oh, wm.m) * WinogradTiles(ow, wm.m)));
+  RETURN_IF_ERROR(CheckTileCount(
+      tiles, x[0] * WinogradTiles(rows.end - rows.begin, wm.m) * WinogradTiles(ow, wm.m)));
   return Type::Tensor({wm.alpha * wm.alpha, tiles, x[1] * x[4]}, data.dtype());
 }
 
@@ -80,6 +83,19 @@ absl::StatusOr<Type> WinogradOutputTransformRel(const std::vector<Type>& args, c
 }
 
 }  // namespace
+
+absl::StatusOr<RowRange> WinogradOutputRows(const Attrs& attrs, int64_t height, int64_t m) {
+  const std::vector<int64_t> rows = attrs.Has("output_rows") ? attrs.GetInts("output_rows")
+                                                             : std::vector<int64_t>{};
+  if (rows.empty()) return RowRange{0, height};
+  if (rows.size() != 2 || rows[0] < 0 || rows[0] >= rows[1] || rows[1] > height ||
+      rows[0] % m != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("output_rows must be [begin, end) with 0 <= begin < end <= ", height,
+                     " (the conv's output rows) and begin a multiple of tile_size=", m));
+  }
+  return RowRange{rows[0], rows[1]};
+}
 
 absl::StatusOr<WinogradMatrices> Winograd3x3(int64_t m) {
   if (m == 2) {
@@ -127,7 +143,7 @@ void RegisterWinogradOps(OpRegistry* registry) {
   registry->Register({"nn.winograd_input_transform",
                       {"data"},
                       {IntAttr("tile_size", 4), RequiredAttr("padding", AttrKind::kInts),
-                       RequiredAttr("tiles", AttrKind::kInt)},
+                       RequiredAttr("tiles", AttrKind::kInt), IntsAttr("output_rows", {})},
                       WinogradInputTransformRel,
                       OpPattern::kOpaque});
   // Out-elemwise-fusable, as the conv it ends: the conv's epilogue (bias, activation, residual

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "lowering/ir/attrs.h"
 
 namespace relay::ir::ops {
 
@@ -38,6 +39,17 @@ absl::StatusOr<WinogradMatrices> Winograd3x3(int64_t m);
 
 // The number of m x m tiles that cover an `extent`: ceil(extent / m).
 inline int64_t WinogradTiles(int64_t extent, int64_t m) { return (extent + m - 1) / m; }
+
+// The output rows [begin, end) whose tiles an nn.winograd_input_transform computes, of a conv
+// with `height` output rows: its `output_rows` attribute, all rows when empty. A band of a conv
+// too large for the cache (passes/winograd_conv.h) reads its rows of the whole input, padding
+// included, so that no slice of the input is copied. InvalidArgument unless
+// 0 <= begin < end <= height and begin is a multiple of m (bands start on the whole conv's tiles).
+struct RowRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+absl::StatusOr<RowRange> WinogradOutputRows(const Attrs& attrs, int64_t height, int64_t m);
 
 }  // namespace relay::ir::ops
 
