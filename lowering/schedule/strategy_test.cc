@@ -537,6 +537,25 @@ def @main(%x: Tensor[(1, 40, 192), float32]) {
   ExpectRightOnEveryTarget(m, 47);
 }
 
+// A per-channel bias over 24 channels under AVX-512 (16 lanes): the vector loop stays within
+// the channels, which read the bias contiguously, instead of running over pixels and channels
+// with a gather of bias[i mod 24] per vector. With 8 lanes (AVX2) 24 is whole vectors and the
+// pixels fuse into the vector loop as before.
+TEST(DefaultStrategyTest, PerChannelReadsKeepTheVectorsWithinTheChannels) {
+  ir::Module m = TypedModule(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 1, 8, 8, 24), float32], %y: Tensor[(1, 1, 8, 8, 24), float32],
+          %b: Tensor[(1, 1, 1, 1, 24), float32]) {
+  %0 = concatenate((%x, %y), axis=2);
+  %1 = add(%0, %b);
+  nn.relu(%1)
+})");
+  const std::string avx512 = DefaultTir(m, "x86-64-avx512");
+  EXPECT_THAT(avx512, HasSubstr("p2[(min((i4.outer*16), 8) + i4.inner)]")) << avx512;
+  const std::string avx2 = DefaultTir(m, "x86-64-avx2");
+  EXPECT_THAT(avx2, HasSubstr("i3.i4.fused")) << avx2;
+  ExpectRightOnEveryTarget(m, 67);
+}
+
 // A long row's max and sum keep four vectors of partial results (one vector's chain of
 // dependent instructions waited out each one's latency).
 TEST(DefaultStrategyTest, LongRowReductionsKeepFourVectorsOfPartialResults) {
