@@ -37,10 +37,9 @@ absl::StatusOr<Value> InputTransform(const std::vector<Value>& args, const ir::A
   const ir::Shape& s = x.shape();
   const int64_t n_batch = s[0], blocks = s[1], h = s[2], w = s[3], block = s[4];
   const int64_t m = wm.m, alpha = wm.alpha;
-  ASSIGN_OR_RETURN(
-      ir::ops::RowRange rows,
-      ir::ops::WinogradOutputRows(attrs, ir::ops::ConvOutputSize(h, pad.top, pad.bottom, 3, 1, 1),
-                                  m));
+  ASSIGN_OR_RETURN(ir::ops::RowRange rows,
+                   ir::ops::WinogradOutputRows(
+                       attrs, ir::ops::ConvOutputSize(h, pad.top, pad.bottom, 3, 1, 1), m));
   const int64_t th = ir::ops::WinogradTiles(rows.end - rows.begin, m);
   const int64_t tw =
       ir::ops::WinogradTiles(ir::ops::ConvOutputSize(w, pad.left, pad.right, 3, 1, 1), m);

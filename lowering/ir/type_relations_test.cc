@@ -560,14 +560,16 @@ TEST(NnRelTest, WinogradTransforms) {
       Err(Rel(in, {T({1, 2, 14, 13, 16})}, {{"padding", Is({1, 1, 1, 1})}, {"tiles", I(15)}})),
       HasSubstr("tiles=15 must be from 16"));
   // A band: output rows [4, 14) are 3 tile rows of 4 tiles.
-  EXPECT_EQ(Ok(Rel(in, {T({1, 2, 14, 13, 16})},
-                   {{"padding", Is({1, 1, 1, 1})}, {"tiles", I(12)}, {"output_rows", Is({4, 14})}})),
-            S(T({36, 12, 32})));
+  EXPECT_EQ(
+      Ok(Rel(in, {T({1, 2, 14, 13, 16})},
+             {{"padding", Is({1, 1, 1, 1})}, {"tiles", I(12)}, {"output_rows", Is({4, 14})}})),
+      S(T({36, 12, 32})));
   for (const std::vector<int64_t>& rows :
        std::vector<std::vector<int64_t>>{{2, 14}, {4, 15}, {4, 4}, {4}}) {
-    EXPECT_THAT(Err(Rel(in, {T({1, 2, 14, 13, 16})},
-                        {{"padding", Is({1, 1, 1, 1})}, {"tiles", I(12)}, {"output_rows", Is(rows)}})),
-                HasSubstr("output_rows must be [begin, end) with 0 <= begin < end <= 14"));
+    EXPECT_THAT(
+        Err(Rel(in, {T({1, 2, 14, 13, 16})},
+                {{"padding", Is({1, 1, 1, 1})}, {"tiles", I(12)}, {"output_rows", Is(rows)}})),
+        HasSubstr("output_rows must be [begin, end) with 0 <= begin < end <= 14"));
   }
   EXPECT_THAT(
       Err(Rel(in, {T({1, 2, 14, 13, 16})}, {{"padding", Is({1, 1, 1, 1})}, {"tiles", I(32)}})),

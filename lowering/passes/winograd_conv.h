@@ -104,8 +104,7 @@ absl::StatusOr<ir::Tensor> WinogradWeights(const ir::Tensor& oihw, int64_t m);
 // Rewrites @main (types inferred) as the note says; convs that do not qualify are kept.
 // Result types are not inferred: run InferTypes on the result. `band_bytes`: the buffers one
 // band may hold (tests band small convs with less).
-absl::StatusOr<Model> WinogradConv(const Model& model,
-                                   int64_t band_bytes = kWinogradBufferBytes);
+absl::StatusOr<Model> WinogradConv(const Model& model, int64_t band_bytes = kWinogradBufferBytes);
 
 }  // namespace relay::passes
 

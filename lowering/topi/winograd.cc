@@ -119,8 +119,8 @@ Result InputTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::ve
   const int64_t tiles = attrs.GetInt("tiles");
   Tensor src = data;
   if (pad.top != 0 || pad.left != 0 || full_th * m + 2 != s[2] || tw * m + 2 != s[3]) {
-    src = PadPlanes(data, pad.top, pad.left, full_th * m + 2, tw * m + 2,
-                    Const(data->dtype(), 0), op.name);
+    src = PadPlanes(data, pad.top, pad.left, full_th * m + 2, tw * m + 2, Const(data->dtype(), 0),
+                    op.name);
   }
   Tensor v = te::Compute(
       "winograd_input", {alpha * alpha, tiles, s[1] * block},

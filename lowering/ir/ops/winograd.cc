@@ -85,8 +85,8 @@ absl::StatusOr<Type> WinogradOutputTransformRel(const std::vector<Type>& args, c
 }  // namespace
 
 absl::StatusOr<RowRange> WinogradOutputRows(const Attrs& attrs, int64_t height, int64_t m) {
-  const std::vector<int64_t> rows = attrs.Has("output_rows") ? attrs.GetInts("output_rows")
-                                                             : std::vector<int64_t>{};
+  const std::vector<int64_t> rows =
+      attrs.Has("output_rows") ? attrs.GetInts("output_rows") : std::vector<int64_t>{};
   if (rows.empty()) return RowRange{0, height};
   if (rows.size() != 2 || rows[0] < 0 || rows[0] >= rows[1] || rows[1] > height ||
       rows[0] % m != 0) {
