@@ -120,6 +120,28 @@ def @main(%x: Tensor[(1, 16, 25, 25), float32], %w0: Tensor[(16, 16, 1, 1), floa
   EXPECT_EQ(WinogradBands(1, 80, 80, 96, 24, 4), (std::vector<int64_t>{0}));
 }
 
+// Bands of a batch: each band's tiles are its rows of every image (tiles n-major), and the
+// join puts every image's rows back together.
+TEST(WinogradConvTest, BandsOfABatchKeepEveryImageRows) {
+  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 16, 13, 13), float32], %w0: Tensor[(16, 16, 1, 1), float32],
+          %w: Tensor[(16, 16, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w0);
+  nn.conv2d(%0, %w, padding=[1, 1, 1, 1])
+})",
+                                             {"w0", "w"});
+  const Model blocked = Typed(AlterLayout(model));
+  // 2 images of 4 x 4 tiles: 32 rows, padded to 36; 2 bands of 2 tile rows each.
+  const int64_t bytes = 36 * 36 * 32 * 4;
+  ASSERT_EQ(WinogradBands(2, 13, 13, 16, 16, 4, bytes / 2), (std::vector<int64_t>{0, 8}));
+  const Model rewritten = Typed(WinogradConv(blocked, bytes / 2));
+  const std::string printed = ir::PrintModule(rewritten.module);
+  EXPECT_EQ(Count(printed, "nn.winograd_input_transform("), 2) << printed;
+  EXPECT_THAT(printed, HasSubstr("tiles=18, output_rows=[8, 13])")) << printed;
+  EXPECT_THAT(printed, HasSubstr("output_size=[2, 5, 13], block=16)")) << printed;
+  ExpectSameOutputs(model, rewritten, 1e-5);
+}
+
 // The tile follows the cost model's table (winograd_conv.h).
 TEST(WinogradConvTest, ChoosesTheTileByCost) {
   EXPECT_EQ(WinogradTileFor(1, 56, 56, 64, 64), 4);
