@@ -128,6 +128,14 @@ class WinogradRewriter {
   std::map<std::string, std::string> transformed_;  // weight_winograd<m> -> param
 };
 
+// The bytes of F(m x m)'s two buffers between its kernels, V [alpha^2, rows, C] and
+// M [alpha^2, rows, K], float32.
+int64_t WinogradBufferBytes(int64_t n, int64_t height, int64_t width, int64_t in_channels,
+                            int64_t out_channels, int64_t m) {
+  return (m + 2) * (m + 2) * WinogradProductRows(n, height, width, m) *
+         (in_channels + out_channels) * 4;
+}
+
 }  // namespace
 
 int64_t WinogradProductRows(int64_t n, int64_t height, int64_t width, int64_t m) {
@@ -148,7 +156,8 @@ int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width, int64_t in_cha
   for (int64_t m : {4, 2}) {
     const int64_t positions = (m + 2) * (m + 2);
     const int64_t rows = WinogradProductRows(n, height, width, m);
-    const int64_t buffer_bytes = positions * rows * (in_channels + out_channels) * 4;
+    const int64_t buffer_bytes =
+        WinogradBufferBytes(n, height, width, in_channels, out_channels, m);
     int64_t cost = positions * pairs * std::max(rows, floor);
     if (buffer_bytes > kWinogradBufferBytes) cost += kWinogradBalance * buffer_bytes;
     if (cost * kWinogradMinGain <= direct * 10 && cost < best_cost) {
@@ -161,8 +170,7 @@ int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width, int64_t in_cha
 
 std::vector<int64_t> WinogradBands(int64_t n, int64_t height, int64_t width, int64_t in_channels,
                                    int64_t out_channels, int64_t m, int64_t band_bytes) {
-  const int64_t bytes = (m + 2) * (m + 2) * WinogradProductRows(n, height, width, m) *
-                        (in_channels + out_channels) * 4;
+  const int64_t bytes = WinogradBufferBytes(n, height, width, in_channels, out_channels, m);
   const int64_t tile_rows = ir::ops::WinogradTiles(height, m);
   const int64_t wanted = std::min((bytes + band_bytes - 1) / band_bytes, tile_rows);
   const int64_t per_band = (tile_rows + wanted - 1) / wanted;  // tile rows

@@ -301,19 +301,21 @@ absl::Status ScheduleAnchor(Stage* s, const Target& target) {
 // of the whole flat index that the simplifier cannot always fold back.
 //
 // With `rows_first` (RowsFirst: an image map of a blocked region), the rows of a 4- or 5-D map go
-// outside its channels, so the threads split it by rows. With `lanes_gather` (a transpose: the
-// lanes read their input with a stride, LanesGather), the vector loop stays within the last
-// axis when it holds a vector: fused with the next axis, each lane's index took a division and
-// a remainder (the recognizer's [1, 40, 192] -> [6, 32, 40] heads: 14.5 -> 1.7 us).
+// outside its channels, so the threads split it by rows. With `within_last_axis` (lanes that
+// would gather once fused with the axes before: a transpose's strided read, LanesGather, or a
+// per-channel read of a last axis that is not whole vectors, PeriodicLanes), the vector loop
+// stays within the last axis when it holds a vector: fused with the next axis, each lane's
+// index took a division and a remainder (the recognizer's [1, 40, 192] -> [6, 32, 40] heads:
+// 14.5 -> 1.7 us).
 absl::Status ScheduleInjective(Stage* s, const Target& target, Knobs* knobs,
-                               bool rows_first = false, bool lanes_gather = false) {
+                               bool rows_first = false, bool within_last_axis = false) {
   if (s->num_axes() == 0) return absl::OkStatus();
   const int64_t lanes = Lanes(*s, target);
   // Knob: how many elements the trailing axes fused into the vector loop reach, at least.
   ASSIGN_OR_RETURN(const int64_t strip,
                    knobs->Choose(knobs->Scope("injective"), "vector_strip",
                                  {lanes, 2 * lanes, 4 * lanes, 8 * lanes, 16 * lanes},
-                                 lanes_gather ? lanes : 4 * lanes));
+                                 within_last_axis ? lanes : 4 * lanes));
   int first = s->num_axes() - 1;  // the first of the trailing axes fused into the vector loop
   int64_t inner = s->extent(s->axis(first));
   while (first > 0 && inner < strip) {
@@ -1424,16 +1426,13 @@ class DefaultStrategy {
     const tir::ExprNode* last = axes.back().var.get();
     std::set<const tir::ExprNode*> others;
     for (size_t d = 0; d + 1 < axes.size(); ++d) others.insert(axes[d].var.get());
-    bool periodic = false;
-    tir::VisitExpr(expander_.Expanded(o.op().get()), [&](const PrimExpr& x) {
-      if (periodic || x->kind() != ExprKind::kProducerRead) return !periodic;
-      bool uses_last = false, uses_other = false;
-      for (const PrimExpr& index : x->operands()) {
-        uses_last |= tir::UsesVar(index, [&](const PrimExpr& v) { return v.get() == last; });
-        uses_other |=
-            tir::UsesVar(index, [&](const PrimExpr& v) { return others.count(v.get()) > 0; });
-      }
-      periodic = uses_last && !uses_other;
+    bool periodic = false, uses_last = false, uses_other = false;  // the latter two per read
+    ForEachReadIndex(o, [&](const PrimExpr& index, size_t d, size_t count) {
+      if (d == 0) uses_last = uses_other = false;
+      uses_last |= tir::UsesVar(index, [&](const PrimExpr& v) { return v.get() == last; });
+      uses_other |=
+          tir::UsesVar(index, [&](const PrimExpr& v) { return others.count(v.get()) > 0; });
+      if (d + 1 == count) periodic = uses_last && !uses_other;
       return !periodic;
     });
     return periodic;
