@@ -3,14 +3,15 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "lowering/assemble/executor_code.h"
 #include "lowering/assemble/executor_layout.h"
 #include "lowering/assemble/generated_text.h"
 #include "lowering/assemble/model_name.h"
 #include "lowering/codegen/data_object.h"
 #include "lowering/graph/graph_json.h"
+#include "lowering/graph/validate.h"
 #include "lowering/io/file.h"
 #include "lowering/io/safetensors.h"
 #include "lowering/support/status_macros.h"
@@ -81,81 +82,12 @@ absl::StatusOr<bool> UsesCuda(const AssembleInputs& in) {
 
 std::string Stem(const std::string& path) {
   const size_t slash = path.find_last_of('/');
-  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  const std::string ext = ".json";
-  if (base.size() > ext.size() && base.compare(base.size() - ext.size(), ext.size(), ext) == 0) {
-    base.resize(base.size() - ext.size());
-  }
-  return base;
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (base == ".json") return base;
+  return std::string(absl::StripSuffix(base, ".json"));
 }
 
 }  // namespace
-
-absl::Status ValidateGraph(const Graph& g) {
-  const int n = static_cast<int>(g.buffers.size());
-  for (int i = 0; i < n; ++i) {
-    if (g.buffers[i].id != i) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("graph: buffer #", i, " has id ", g.buffers[i].id, " (ids must be 0..N-1)"));
-    }
-  }
-  auto in_range = [n](int id) { return id >= 0 && id < n; };
-  std::vector<int> listed_as_input(n, 0);
-  for (int id : g.inputs) {
-    if (!in_range(id) || g.buffers[id].kind != Buffer::Kind::kInput) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("graph: model input ", id, " is not an input buffer"));
-    }
-    if (listed_as_input[id]++ > 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("graph: buffer %", id, " is listed twice as a model input"));
-    }
-  }
-  std::vector<bool> ready(n, false);
-  for (const Buffer& b : g.buffers) {
-    if (b.kind == Buffer::Kind::kInput && listed_as_input[b.id] == 0) {
-      return absl::InvalidArgumentError(absl::StrCat("graph: input buffer %", b.id, " ('", b.name,
-                                                     "') is not among the model inputs"));
-    }
-    if (b.kind == Buffer::Kind::kParam && b.name.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("graph: weight buffer %", b.id, " has no name"));
-    }
-    ready[b.id] = b.kind != Buffer::Kind::kTemp;
-  }
-  for (size_t c = 0; c < g.calls.size(); ++c) {
-    const KernelCall& call = g.calls[c];
-    const std::string where = absl::StrCat("graph: call #", c, " (", call.kernel, ")");
-    if (call.outputs.empty())
-      return absl::InvalidArgumentError(absl::StrCat(where, ": no outputs"));
-    for (int a : call.args) {
-      if (!in_range(a) || !ready[a]) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, ": reads buffer %", a, " before it is written"));
-      }
-    }
-    for (int o : call.outputs) {
-      if (!in_range(o) || g.buffers[o].kind != Buffer::Kind::kTemp || ready[o]) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, ": writes buffer %", o, ", which is not a temporary or is already written"));
-      }
-      ready[o] = true;
-    }
-  }
-  for (const Buffer& b : g.buffers) {
-    if (!ready[b.id]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("graph: temporary %", b.id, " is never written"));
-    }
-  }
-  if (g.outputs.empty()) return absl::InvalidArgumentError("graph: the model has no outputs");
-  for (int id : g.outputs) {
-    if (!in_range(id)) {
-      return absl::InvalidArgumentError(absl::StrCat("graph: output ", id, " is out of range"));
-    }
-  }
-  return absl::OkStatus();
-}
 
 absl::StatusOr<AssembleInputs> LoadAssembleInputs(
     const std::string& graph_path, const std::string& params_path,
@@ -183,7 +115,7 @@ absl::StatusOr<AssembleInputs> LoadAssembleInputs(
 
 absl::StatusOr<AssembledModel> Generate(const AssembleInputs& inputs, const std::string& name) {
   RETURN_IF_ERROR(ValidateModelName(name));
-  RETURN_IF_ERROR(ValidateGraph(inputs.graph));
+  RETURN_IF_ERROR(graph::ValidateGraph(inputs.graph));
   RETURN_IF_ERROR(CheckKernelCalls(inputs));
   ASSIGN_OR_RETURN(Layout layout, MakeLayout(inputs));
   ASSIGN_OR_RETURN(const bool cuda, UsesCuda(inputs));

@@ -55,12 +55,6 @@ absl::StatusOr<AssembleInputs> LoadAssembleInputs(
     const std::string& graph_path, const std::string& params_path,
     const std::vector<std::string>& kernel_meta_paths);
 
-// Checks the graph on its own: buffer ids are 0..N-1 in order; inputs are input buffers; every
-// call reads buffers already written (inputs, weights, earlier outputs) and writes temporaries
-// nobody wrote before; every temporary is written; there is at least one output and each is
-// written. InvalidArgument naming the call or buffer otherwise.
-absl::Status ValidateGraph(const graph::Graph& graph);
-
 // The generated files, in memory.
 struct AssembledModel {
   std::string header;         // NAME.h
@@ -73,7 +67,7 @@ struct AssembledModel {
 
 // Generates the three files for the model `name`, which must be a C identifier and not a C or
 // C++ keyword (it names a class, functions and the NAME_params symbol). Errors (nothing is
-// generated): InvalidArgument for a bad name, an invalid graph (ValidateGraph), CUDA and CPU
+// generated): InvalidArgument for a bad name, an invalid graph (graph::ValidateGraph), CUDA and CPU
 // kernels in one model, a buffer over
 // 2^50 bytes, a call whose arguments disagree with the kernel's metadata in number, order, shape
 // or dtype, or a weight of another shape or dtype than its buffer; NotFound for a called kernel

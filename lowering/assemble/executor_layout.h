@@ -43,7 +43,7 @@ struct Layout {
   std::vector<std::pair<int, int64_t>> weights;
 };
 
-// The layout of a validated graph (ValidateGraph, CheckKernelCalls): the arena by liveness
+// The layout of a validated graph (graph::ValidateGraph, CheckKernelCalls): the arena by liveness
 // (PlanMemory), each input and output a padded buffer after it, weights in order of first use
 // with buffers naming the same weight sharing it. InvalidArgument for a buffer over 2^50 bytes or
 // a weight whose shape or dtype differs from its buffer's; NotFound for a weight not in params.

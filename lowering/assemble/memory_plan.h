@@ -65,7 +65,7 @@ struct MemoryPlan {
 // Plans the arena of `graph`: every temporary that is not a model output gets an offset, a
 // multiple of kBufferAlignment, such that buffers with overlapping lifetimes never overlap in
 // memory. Requires a valid graph (every temporary written exactly once, before it is read; see
-// ValidateGraph in assemble.h); aborts on an invalid one. Deterministic.
+// graph::ValidateGraph); aborts on an invalid one. Deterministic.
 MemoryPlan PlanMemory(const graph::Graph& graph);
 
 }  // namespace relay::assemble

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "lowering/graph/validate.h"
 #include "lowering/ir/type.h"
 #include "lowering/target/target.h"
 #include "nlohmann/json.hpp"
@@ -129,8 +130,6 @@ absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& 
     g.buffers.push_back(std::move(b));
   }
   const int n = static_cast<int>(g.buffers.size());
-  std::vector<bool> ready(n, false);
-  for (const Buffer& b : g.buffers) ready[b.id] = b.kind != Buffer::Kind::kTemp;
   auto ids = [&](const json& arr, std::vector<int>* out) -> bool {
     if (!arr.is_array()) return false;
     for (const json& v : arr) {
@@ -140,11 +139,6 @@ absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& 
     return true;
   };
   if (!ids(doc["inputs"], &g.inputs)) return fail("bad 'inputs'");
-  for (int id : g.inputs) {
-    if (g.buffers[id].kind != Buffer::Kind::kInput) {
-      return fail(absl::StrCat("input ", id, " is not an input buffer"));
-    }
-  }
   for (const json& jc : doc["calls"]) {
     KernelCall c;
     if (!jc.is_object() || !jc.contains("kernel") || !jc["kernel"].is_string()) {
@@ -156,26 +150,13 @@ absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& 
         !ids(jc["outputs"], &c.outputs) || c.outputs.empty()) {
       return fail(absl::StrCat("call #", g.calls.size(), " (", c.kernel, "): bad buffer ids"));
     }
-    for (int a : c.args) {
-      if (!ready[a]) {
-        return fail(absl::StrCat("call #", g.calls.size(), " (", c.kernel, ") reads buffer ", a,
-                                 " before it is written"));
-      }
-    }
-    for (int o : c.outputs) {
-      if (ready[o] || g.buffers[o].kind != Buffer::Kind::kTemp) {
-        return fail(absl::StrCat("call #", g.calls.size(), " (", c.kernel, ") writes buffer ", o,
-                                 " twice or writes an input"));
-      }
-      ready[o] = true;
-    }
     g.calls.push_back(std::move(c));
   }
   if (!ids(doc["outputs"], &g.outputs) || g.outputs.empty()) {
     return fail("bad 'outputs'");
   }
-  for (int id : g.outputs) {
-    if (!ready[id]) return fail(absl::StrCat("output buffer ", id, " is never written"));
+  if (absl::Status valid = ValidateGraph(g, absl::StrCat(source_name, ": error")); !valid.ok()) {
+    return valid;
   }
   return g;
 }

@@ -17,8 +17,8 @@ inline constexpr int kGraphFormatVersion = 1;
 // two-space indentation, trailing newline.
 std::string GraphToJson(const Graph& graph, const std::vector<KernelSummary>& kernels);
 
-// Parses and validates a graph file (version, buffer ids in range, every argument written before
-// it is read, kernel ids well formed). `source_name` prefixes errors.
+// Parses a graph file (version, buffer ids in range, kernel ids well formed) and validates the
+// graph it holds (ValidateGraph, validate.h). `source_name` prefixes errors.
 absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& source_name);
 
 // The "kernels" object of a graph file (fused ops split at '+', flops), by kernel id; empty when

@@ -22,6 +22,7 @@
 #include "lowering/compile/compile.h"
 #include "lowering/graph/graph_json.h"
 #include "lowering/graph/graph_text.h"
+#include "lowering/graph/validate.h"
 #include "lowering/ir/dtype.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/target/target.h"
@@ -214,7 +215,7 @@ JitModel::~JitModel() = default;
 absl::StatusOr<std::unique_ptr<JitModel>> JitModel::Compile(const passes::PartitionedModel& model,
                                                             const JitOptions& options) {
   const graph::Graph& graph = model.graph;
-  RETURN_IF_ERROR(assemble::ValidateGraph(graph));
+  RETURN_IF_ERROR(graph::ValidateGraph(graph));
   RETURN_IF_ERROR(CheckRunsHere(options.target));
   auto state = std::make_unique<State>();
   ASSIGN_OR_RETURN(state->jit, codegen::Jit::Create());

@@ -70,7 +70,7 @@ class JitModel {
   // CPU target (cuda-*); FailedPrecondition for a CPU target whose features this machine lacks
   // (x86-64-avx512 without AVX-512). Then those of CompileKernelText for a kernel (naming its
   // id: InvalidArgument, Unimplemented for an op without a compute, InvalidArgument for an
-  // unknown schedule); InvalidArgument for an invalid graph (assemble::ValidateGraph), a call whose
+  // unknown schedule); InvalidArgument for an invalid graph (graph::ValidateGraph), a call whose
   // buffers disagree with its kernel's metadata, or a weight of the wrong shape or dtype;
   // NotFound for a called kernel `model.kernels` lacks or a weight `model.params` lacks;
   // Internal for a JIT that cannot load or link an object.

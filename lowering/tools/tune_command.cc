@@ -15,6 +15,7 @@
 #include "lowering/assemble/assemble.h"
 #include "lowering/assemble/memory_plan.h"
 #include "lowering/graph/graph_json.h"
+#include "lowering/graph/validate.h"
 #include "lowering/io/file.h"
 #include "lowering/jit/kernel_cache.h"
 #include "lowering/support/status_macros.h"
@@ -62,7 +63,7 @@ absl::StatusOr<TuneWork> KernelFiles(const TuneRequest& r) {
   }
   ASSIGN_OR_RETURN(std::string text, io::ReadFile(r.files[0]));
   ASSIGN_OR_RETURN(graph::Graph g, graph::GraphFromJson(text, r.files[0]));
-  RETURN_IF_ERROR(assemble::ValidateGraph(g));  // PlanMemory's precondition
+  RETURN_IF_ERROR(graph::ValidateGraph(g));  // PlanMemory's precondition
   ASSIGN_OR_RETURN(auto summaries, graph::KernelSummariesFromJson(text, r.files[0]));
   std::map<std::string, int64_t> weight;
   for (const graph::KernelCall& call : g.calls) {
