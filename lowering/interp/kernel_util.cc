@@ -129,16 +129,4 @@ std::vector<int64_t> BroadcastIndices(const ir::Shape& in_shape, const ir::Shape
   return out;
 }
 
-std::vector<int64_t> IntsOrInt(const ir::AttrValue& value) {
-  switch (value.kind()) {
-    case ir::AttrKind::kNone:
-      return {};
-    case ir::AttrKind::kInt:
-    case ir::AttrKind::kBool:
-      return {value.AsInt()};
-    default:
-      return value.AsInts();
-  }
-}
-
 }  // namespace relay::interp::internal

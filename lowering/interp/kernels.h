@@ -67,10 +67,6 @@ std::vector<int64_t> BroadcastIndices(const ir::Shape& in_shape, const ir::Shape
 
 using ir::LowestValue;
 
-// An int-list attribute that may also hold a lone int (`axis=1` and `axis=[1]` mean the same);
-// None gives an empty list.
-std::vector<int64_t> IntsOrInt(const ir::AttrValue& value);
-
 }  // namespace relay::interp::internal
 
 #endif  // RULES_RELAY_LOWERING_INTERP_KERNELS_H_

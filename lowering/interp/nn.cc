@@ -41,7 +41,7 @@ absl::Status CheckConvHints(const ir::Attrs& attrs, int64_t channels, int64_t kh
                                                    " but the weight gives ", channels,
                                                    " output channels"));
   }
-  const std::vector<int64_t> ks = IntsOrInt(attrs.Get("kernel_size"));
+  const std::vector<int64_t> ks = attrs.Get("kernel_size").AsIntList();
   if (!ks.empty()) {
     ASSIGN_OR_RETURN(auto k, NormalizePair(ks, "kernel_size", 1));
     if (k[0] != kh || k[1] != kw) {

@@ -161,7 +161,7 @@ absl::StatusOr<Value> Squeeze(const std::vector<Value>& args, const ir::Attrs& a
   if (axis.is_none()) {
     for (int d = 0; d < in.ndim(); ++d) drop[d] = in.shape()[d] == 1;
   } else {
-    for (int64_t a : IntsOrInt(axis)) {
+    for (int64_t a : axis.AsIntList()) {
       ASSIGN_OR_RETURN(int d, ir::ops::NormalizeAxis(a, in.ndim()));
       if (in.shape()[d] != 1) {
         return absl::InvalidArgumentError(absl::StrCat("cannot squeeze axis ", d, " of ",

@@ -90,6 +90,18 @@ const std::vector<int64_t>& AttrValue::AsInts() const {
   return std::get<std::vector<int64_t>>(v_);
 }
 
+std::vector<int64_t> AttrValue::AsIntList() const {
+  switch (kind()) {
+    case AttrKind::kNone:
+      return {};
+    case AttrKind::kInt:
+    case AttrKind::kBool:
+      return {AsInt()};
+    default:
+      return AsInts();
+  }
+}
+
 const std::vector<double>& AttrValue::AsFloats() const {
   RELAY_CHECK(std::holds_alternative<std::vector<double>>(v_), "attribute is not a float list");
   return std::get<std::vector<double>>(v_);

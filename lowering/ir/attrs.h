@@ -35,6 +35,9 @@ class AttrValue {
   bool AsBool() const;     // kBool or kInt
   const std::string& AsString() const;
   const std::vector<int64_t>& AsInts() const;
+  // An int-list attribute that may also hold a lone int (`axis=1` and `axis=[1]` mean the
+  // same): kInts as it is, kInt or kBool as a list of one, None as an empty list.
+  std::vector<int64_t> AsIntList() const;
   const std::vector<double>& AsFloats() const;
 
   bool operator==(const AttrValue& o) const { return v_ == o.v_; }

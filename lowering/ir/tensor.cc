@@ -22,11 +22,7 @@ Tensor Tensor::FromDoubles(Shape shape, DType dtype, const std::vector<double>& 
 
 Tensor Tensor::Scalar(DType dtype, double value) { return FromDoubles({}, dtype, {value}); }
 
-int64_t Tensor::NumElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape_) n *= d;
-  return n;
-}
+int64_t Tensor::NumElements() const { return ir::NumElements(shape_); }
 
 double Tensor::GetDouble(int64_t i) const {
   switch (dtype_) {

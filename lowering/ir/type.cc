@@ -32,11 +32,13 @@ Type Type::Func(std::vector<Type> params, Type ret) {
   return t;
 }
 
-int64_t Type::NumElements() const {
+int64_t NumElements(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t d : shape_) n *= d;
+  for (int64_t d : shape) n *= d;
   return n;
 }
+
+int64_t Type::NumElements() const { return ir::NumElements(shape_); }
 
 std::vector<Type> Type::params() const {
   return std::vector<Type>(fields_->begin(), fields_->end() - 1);

@@ -14,6 +14,10 @@ namespace relay::ir {
 
 using Shape = std::vector<int64_t>;
 
+// The number of elements of a tensor of `shape`: the product of its dimensions (1 for a
+// scalar). Shapes checked by CheckTensorSizes do not overflow it.
+int64_t NumElements(const Shape& shape);
+
 // A value type (cheap to copy: the payload is shared and immutable).
 // Every shape is static: dimensions are >= 0 (0 is allowed: empty tensors).
 class Type {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lowering/codegen/llvm/codegen_llvm.h"
 #include "lowering/io/file.h"
@@ -52,15 +53,10 @@ std::string Stem(const CacheKey& key) {
   return absl::StrCat(key.kernel, ".", key.target, ".", key.schedule);
 }
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // Files the cache writes: entries (k_*.o, k_*.json) and the temporaries of
 // io::WriteFileAtomically (.k_*.o.tmp.XXXXXX, .k_*.json.tmp.XXXXXX).
 bool IsCacheFile(const std::string& name) {
-  if (name.rfind("k_", 0) == 0) return EndsWith(name, ".o") || EndsWith(name, ".json");
+  if (name.rfind("k_", 0) == 0) return absl::EndsWith(name, ".o") || absl::EndsWith(name, ".json");
   return name.rfind(".k_", 0) == 0 && name.find(".tmp.") != std::string::npos;
 }
 
@@ -222,7 +218,7 @@ absl::StatusOr<std::vector<CacheEntry>> KernelCache::List() const {
     std::vector<fs::path> records;
     for (fs::directory_iterator it(version_dir, ec), end; !ec && it != end; it.increment(ec)) {
       const std::string name = it->path().filename().string();
-      if (name.rfind("k_", 0) == 0 && EndsWith(name, ".json")) records.push_back(it->path());
+      if (name.rfind("k_", 0) == 0 && absl::EndsWith(name, ".json")) records.push_back(it->path());
     }
     if (ec) {
       return absl::InvalidArgumentError(
@@ -283,7 +279,7 @@ absl::StatusOr<ClearResult> KernelCache::Clear() const {
             absl::StrCat("cannot remove ", file.string(), ": ", ec.message()));
       }
       result.bytes += size;
-      if (EndsWith(file.filename().string(), ".json") && file.filename().string()[0] == 'k') {
+      if (absl::EndsWith(file.filename().string(), ".json") && file.filename().string()[0] == 'k') {
         ++result.entries;
       }
     }

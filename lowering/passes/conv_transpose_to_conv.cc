@@ -1,23 +1,14 @@
 #include "lowering/passes/conv_transpose_to_conv.h"
 
-#include <algorithm>
-#include <array>
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include "absl/status/status.h"
 #include "lowering/ir/ops/relation_util.h"
 #include "lowering/passes/expr_util.h"
+#include "lowering/support/int_math.h"
 
 namespace relay::passes {
 namespace {
 
 using ir::AttrValue;
 using ir::Expr;
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // W2 of the note in the header, from W [C, Og, kh, kw].
 ir::Tensor PhaseWeights(const ir::Tensor& w, int64_t groups, int64_t sh, int64_t sw) {

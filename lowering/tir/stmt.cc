@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lowering/ir/type.h"
 #include "lowering/support/check.h"
 
 namespace relay::tir {
@@ -77,11 +78,7 @@ Buffer BufferNode::Make(std::string name, DType dtype, std::vector<int64_t> shap
   return std::make_shared<const BufferNode>(std::move(name), dtype, std::move(shape), scope);
 }
 
-int64_t BufferNode::NumElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape_) n *= d;
-  return n;
-}
+int64_t BufferNode::NumElements() const { return ir::NumElements(shape_); }
 
 Stmt MakeFor(PrimExpr loop_var, PrimExpr min, PrimExpr extent, ForKind kind, Stmt body) {
   RELAY_CHECK(loop_var->kind() == ExprKind::kVar, "loop variable is not a variable");

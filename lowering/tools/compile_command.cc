@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lowering/codegen/archive.h"
@@ -29,11 +30,6 @@
 
 namespace relay::tools {
 namespace {
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 std::string DefaultMetadataPath(const std::string& output) {
   const size_t dot = output.rfind('.');
@@ -149,7 +145,7 @@ absl::Status CompileCommand(const CompileRequest& r) {
   }
   RETURN_IF_ERROR(CheckCudaTools(r));
   const std::string metadata = r.metadata.empty() ? DefaultMetadataPath(r.output) : r.metadata;
-  if (EndsWith(r.output, ".a")) return CompileOverflow(r, metadata);
+  if (absl::EndsWith(r.output, ".a")) return CompileOverflow(r, metadata);
   ASSIGN_OR_RETURN(const std::vector<tuning::Record> records, ReadTuning(r.tuning));
   compile::CompileOptions options;
   options.target = r.target;

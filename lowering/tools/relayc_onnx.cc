@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -16,11 +17,6 @@
 
 namespace relay::tools {
 namespace {
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // Every weight must be a parameter of @main of the same type (as far as annotations say).
 absl::Status CheckParams(const ir::Module& module, const std::map<std::string, ir::Tensor>& params,
@@ -95,7 +91,7 @@ absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
                                       const std::string& params_path,
                                       const std::map<std::string, ir::Shape>& array_shapes) {
   LoadedModel loaded;
-  if (EndsWith(path, ".onnx")) {
+  if (absl::EndsWith(path, ".onnx")) {
     if (!params_path.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--params is for Relay text; ", path, " carries its weights itself"));

@@ -86,10 +86,7 @@ absl::Status RunCommand(const RunRequest& r) {
   if (r.repeat < 1) {
     return absl::InvalidArgumentError(absl::StrCat("--repeat ", r.repeat, " is not at least 1"));
   }
-  const std::string graph_suffix = ".graph.json";
-  if (r.model.size() >= graph_suffix.size() &&
-      r.model.compare(r.model.size() - graph_suffix.size(), graph_suffix.size(), graph_suffix) ==
-          0) {
+  if (absl::EndsWith(r.model, ".graph.json")) {
     return absl::InvalidArgumentError(absl::StrCat(
         r.model,
         ": relayc run takes the model itself (.onnx, or .relay with --params) and "

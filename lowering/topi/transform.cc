@@ -184,7 +184,7 @@ Result Squeeze(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Te
   if (axis.is_none()) {
     for (size_t d = 0; d < s.size(); ++d) drop[d] = s[d] == 1;
   } else {
-    for (int64_t a : IntsOrInt(axis)) {
+    for (int64_t a : axis.AsIntList()) {
       ASSIGN_OR_RETURN(int d, ir::ops::NormalizeAxis(a, Rank(data)));
       drop[d] = true;
     }

@@ -194,25 +194,7 @@ std::vector<PrimExpr> Unravel(PrimExpr flat, const ir::Shape& shape) {
   return index;
 }
 
-int64_t NumElements(const ir::Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 int Rank(const Tensor& t) { return static_cast<int>(t->shape().size()); }
-
-std::vector<int64_t> IntsOrInt(const ir::AttrValue& value) {
-  switch (value.kind()) {
-    case ir::AttrKind::kNone:
-      return {};
-    case ir::AttrKind::kInt:
-    case ir::AttrKind::kBool:
-      return {value.AsInt()};
-    default:
-      return value.AsInts();
-  }
-}
 
 Tensor Fill(const std::string& name, const ir::Shape& shape, ir::DType dtype, double value,
             const std::string& tag, ir::OpPattern pattern) {

@@ -79,11 +79,8 @@ std::vector<PrimExpr> BroadcastIndex(const std::vector<PrimExpr>& out, const ir:
 PrimExpr Ravel(const std::vector<PrimExpr>& index, const ir::Shape& shape);
 std::vector<PrimExpr> Unravel(PrimExpr flat, const ir::Shape& shape);
 
-int64_t NumElements(const ir::Shape& shape);
+using ir::NumElements;
 int Rank(const Tensor& t);
-
-// An int-list attribute that may hold a lone int; None gives an empty list.
-std::vector<int64_t> IntsOrInt(const ir::AttrValue& value);
 
 // A compute of `shape` and `dtype` whose every element is `value` (for outputs of zero
 // elements, where no read may happen, or ops whose result is a constant).

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "lowering/ir/type.h"
 #include "nlohmann/json.hpp"
 #include "runtime/relay_runtime.h"
 
@@ -129,8 +130,7 @@ absl::StatusOr<std::vector<ArgSpec>> ArgsOfMetadata(const std::string& metadata)
 KernelArgs::KernelArgs(const std::vector<ArgSpec>& specs) : specs_(specs) {
   uint64_t state = 12345;
   for (const ArgSpec& spec : specs_) {
-    int64_t elements = 1;
-    for (int64_t d : spec.shape) elements *= d;
+    const int64_t elements = ir::NumElements(spec.shape);
     const size_t bytes = static_cast<size_t>(elements) * DTypeBytes(spec.dtype);
     void* data = RelayAlignedAlloc(bytes);
     std::memset(data, 0, bytes);

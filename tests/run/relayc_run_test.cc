@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -256,8 +257,7 @@ std::vector<std::string> FilesEndingWith(const std::string& dir, const std::stri
   std::vector<std::string> files;
   for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
     const std::string p = e.path().string();
-    if (p.size() > suffix.size() &&
-        p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (p.size() > suffix.size() && absl::EndsWith(p, suffix)) {
       files.push_back(p);
     }
   }

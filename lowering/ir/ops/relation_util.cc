@@ -1,12 +1,7 @@
 #include "lowering/ir/ops/relation_util.h"
 
-#include <algorithm>
-#include <cctype>
-#include <limits>
-
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "lowering/ir/layout.h"
+#include "lowering/support/int_math.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/support/wide_int.h"
 
@@ -23,8 +18,6 @@ int64_t CanonicalizeSliceIndex(int64_t index, int64_t n, int64_t stride) {
   if (index < 0) index += n;
   return std::min(std::max(index, lo), hi);
 }
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
@@ -196,8 +189,7 @@ int64_t PoolOutputSize(int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kerne
 
 absl::StatusOr<Shape> InferReshape(const Shape& in, const std::vector<int64_t>& newshape,
                                    bool allowzero) {
-  int64_t in_elems = 1;
-  for (int64_t d : in) in_elems *= d;
+  const int64_t in_elems = NumElements(in);
   Shape out;
   int infer_at = -1;
   int64_t known = 1;
