@@ -109,17 +109,38 @@ absl::StatusOr<Obtained> CompileOne(const passes::Kernel& kernel, const JitOptio
   return o;
 }
 
-// The cache entry of `kernel` if there is a sound one; else compiles it (and stores it).
-absl::StatusOr<Obtained> Obtain(const passes::Kernel& kernel, const JitOptions& options,
-                                CompileReport& report) {
+// The cache key of `kernel` under `options`: with the default schedule and a tuning record for
+// the kernel and target, the schedule is "tuned-<digest>", so a tuned object is never served to an
+// untuned run, nor an untuned one to a tuned run. Every lookup and store uses this key.
+CacheKey KeyOf(const passes::Kernel& kernel, const JitOptions& options) {
   CacheKey key{kernel.id, options.target, options.schedule};
   const tuning::Record* record =
       options.tuning == nullptr || options.schedule != "default"
           ? nullptr
           : tuning::FindRecord(*options.tuning, kernel.id, options.target);
   if (record != nullptr) key.schedule = "tuned-" + tuning::RecordDigest(*record).substr(0, 16);
+  return key;
+}
+
+// Compiles `kernel` and stores it in the cache (if any) under KeyOf(kernel, options).
+absl::StatusOr<Obtained> CompileAndStore(const passes::Kernel& kernel, const JitOptions& options,
+                                         CompileReport& report) {
+  ASSIGN_OR_RETURN(Obtained o, CompileOne(kernel, options));
   if (options.cache != nullptr) {
-    absl::StatusOr<CachedKernel> hit = options.cache->Lookup(key);
+    absl::Status stored = options.cache->Store(KeyOf(kernel, options), {o.object, o.metadata});
+    if (!stored.ok()) {
+      report.warnings.push_back(
+          absl::StrCat("kernel ", kernel.id, " not cached: ", stored.message()));
+    }
+  }
+  return o;
+}
+
+// The cache entry of `kernel` if there is a sound one; else compiles it (and stores it).
+absl::StatusOr<Obtained> Obtain(const passes::Kernel& kernel, const JitOptions& options,
+                                CompileReport& report) {
+  if (options.cache != nullptr) {
+    absl::StatusOr<CachedKernel> hit = options.cache->Lookup(KeyOf(kernel, options));
     if (hit.ok()) {
       Obtained o;
       o.object = std::move(hit->object);
@@ -131,15 +152,7 @@ absl::StatusOr<Obtained> Obtain(const passes::Kernel& kernel, const JitOptions& 
       report.warnings.push_back(absl::StrCat(hit.status().message(), "; recompiling"));
     }
   }
-  ASSIGN_OR_RETURN(Obtained o, CompileOne(kernel, options));
-  if (options.cache != nullptr) {
-    absl::Status stored = options.cache->Store(key, {o.object, o.metadata});
-    if (!stored.ok()) {
-      report.warnings.push_back(
-          absl::StrCat("kernel ", kernel.id, " not cached: ", stored.message()));
-    }
-  }
-  return o;
+  return CompileAndStore(kernel, options, report);
 }
 
 // Checks call `index` of the graph against its kernel's metadata.
@@ -241,14 +254,7 @@ absl::StatusOr<std::unique_ptr<JitModel>> JitModel::Compile(const passes::Partit
       // compiler's own object is the truth.
       report.warnings.push_back(absl::StrCat("kernel cache entry of ", id, " does not load (",
                                              added.message(), "); recompiling"));
-      ASSIGN_OR_RETURN(o, CompileOne(kernel, options));
-      if (options.cache != nullptr) {
-        absl::Status stored =
-            options.cache->Store({id, options.target, options.schedule}, {o.object, o.metadata});
-        if (!stored.ok()) {
-          report.warnings.push_back(absl::StrCat("kernel ", id, " not cached: ", stored.message()));
-        }
-      }
+      ASSIGN_OR_RETURN(o, CompileAndStore(kernel, options, report));
       added = state->jit->AddObject(o.object, id + ".o");
     }
     if (!added.ok()) {

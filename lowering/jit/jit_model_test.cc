@@ -21,6 +21,7 @@
 #include "lowering/passes/test_util.h"
 #include "lowering/pipeline.h"
 #include "lowering/target/target.h"
+#include "lowering/tuning/record.h"
 #include "models/gen/zoo.h"
 
 namespace relay::jit {
@@ -28,6 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string FreshDir(const std::string& name) {
   const char* tmp = std::getenv("TEST_TMPDIR");
@@ -215,6 +217,66 @@ TEST(JitModelTest, SecondCompileLoadsEveryKernelFromTheCache) {
   // Another schedule is another entry.
   options.schedule = "naive";
   compile_and_check(n, 0);
+}
+
+// A tuned kernel has its own cache entry ("tuned-<digest>"), and so does the object recompiled
+// when that entry does not load: it replaces the tuned entry, and the untuned entry keeps the
+// untuned object.
+TEST(JitModelTest, ATunedEntryThatDoesNotLoadIsRecompiledUnderItsOwnKey) {
+  const passes::Model model = passes::testing::ModelFromText(
+      kClassifier, {"conv_weight", "conv_bias", "fc_weight", "fc_bias"});
+  const passes::PartitionedModel p = PartitionOrDie(model);
+  absl::StatusOr<KernelCache> cache = KernelCache::Open(FreshDir("tuned"), "test-version");
+  ASSERT_TRUE(cache.ok());
+  const int n = static_cast<int>(p.kernels.size());
+  auto compile = [&](const JitOptions& options) -> CompileReport {
+    absl::StatusOr<std::unique_ptr<JitModel>> jit = JitModel::Compile(p, options);
+    EXPECT_TRUE(jit.ok()) << jit.status();
+    return jit.ok() ? (*jit)->report() : CompileReport{};
+  };
+
+  JitOptions untuned;
+  untuned.cache = &*cache;
+  EXPECT_EQ(compile(untuned).compiled, n);
+  const CacheKey plain_key{p.kernels[0].id, "x86-64", "default"};
+  absl::StatusOr<CachedKernel> plain = cache->Lookup(plain_key);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_THAT(plain->metadata, Not(HasSubstr("tuning_record")));
+
+  // A record for the first kernel (the default's knob values: any legal record will do).
+  tuning::Record record;
+  record.kernel = p.kernels[0].id;
+  record.target = "x86-64";
+  const std::vector<tuning::Record> records = {record};
+  JitOptions tuned = untuned;
+  tuned.tuning = &records;
+  const CacheKey tuned_key{record.kernel, "x86-64",
+                           "tuned-" + tuning::RecordDigest(record).substr(0, 16)};
+  CompileReport first = compile(tuned);
+  EXPECT_EQ(first.compiled, 1);
+  EXPECT_EQ(first.cached, n - 1);
+  absl::StatusOr<CachedKernel> entry = cache->Lookup(tuned_key);
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  EXPECT_THAT(entry->metadata, HasSubstr("tuning_record"));
+
+  // The tuned entry passes its checks but is not an object: recompiled, stored under its key.
+  ASSERT_TRUE(cache->Store(tuned_key, {"this is not an ELF object", entry->metadata}).ok());
+  CompileReport second = compile(tuned);
+  ASSERT_EQ(second.warnings.size(), 1u);
+  EXPECT_THAT(second.warnings[0], HasSubstr("does not load"));
+  absl::StatusOr<CachedKernel> mended = cache->Lookup(tuned_key);
+  ASSERT_TRUE(mended.ok()) << mended.status();
+  EXPECT_EQ(mended->object, entry->object);
+  absl::StatusOr<CachedKernel> plain_after = cache->Lookup(plain_key);
+  ASSERT_TRUE(plain_after.ok()) << plain_after.status();
+  EXPECT_EQ(plain_after->object, plain->object);
+  EXPECT_EQ(plain_after->metadata, plain->metadata);
+
+  // Both runs load every kernel from the cache again.
+  CompileReport third = compile(tuned);
+  EXPECT_EQ(third.compiled, 0);
+  EXPECT_TRUE(third.warnings.empty());
+  EXPECT_EQ(compile(untuned).compiled, 0);
 }
 
 TEST(JitModelTest, Errors) {
