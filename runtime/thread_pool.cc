@@ -319,17 +319,20 @@ namespace {
 
 // The global pool. A fork()ed child has none of the parent's workers (only the forking thread
 // survives), so the child forgets the pool (leaking it: it cannot be joined) and makes a new one
-// on first use.
+// on first use. The fork handlers hold the pool's mutex across the fork, so that no other
+// parent thread holds it in the child, where it would never be unlocked.
 std::atomic<ThreadPool*> global_pool{nullptr};
 pthread_mutex_t global_pool_mu = PTHREAD_MUTEX_INITIALIZER;
 int threads_after_fork = 0;  // the parent pool's size, for the child's new pool
 
+void LockPoolBeforeFork() { pthread_mutex_lock(&global_pool_mu); }
+
+void UnlockPoolInParent() { pthread_mutex_unlock(&global_pool_mu); }
+
 void ForgetPoolInForkedChild() {
   ThreadPool* parent = global_pool.exchange(nullptr);
   if (parent != nullptr) threads_after_fork = parent->num_threads();
-  // Another parent thread may have held the mutex at the fork; in the child it never unlocks.
-  pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-  global_pool_mu = fresh;
+  pthread_mutex_unlock(&global_pool_mu);
 }
 
 }  // namespace
@@ -337,14 +340,13 @@ void ForgetPoolInForkedChild() {
 ThreadPool& GlobalThreadPool() {
   ThreadPool* pool = global_pool.load(std::memory_order_acquire);
   if (pool != nullptr) return *pool;
+  // Once, before any pool exists (a function-local static is initialised once, thread-safely).
+  static const int registered =
+      pthread_atfork(&LockPoolBeforeFork, &UnlockPoolInParent, &ForgetPoolInForkedChild);
+  (void)registered;
   pthread_mutex_lock(&global_pool_mu);
   pool = global_pool.load(std::memory_order_acquire);
   if (pool == nullptr) {
-    static bool registered = false;
-    if (!registered) {
-      pthread_atfork(nullptr, nullptr, &ForgetPoolInForkedChild);
-      registered = true;
-    }
     pool = new ThreadPool(threads_after_fork > 0 ? threads_after_fork : DefaultNumThreads());
     global_pool.store(pool, std::memory_order_release);
   }

@@ -5,10 +5,13 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -69,6 +72,32 @@ TEST(KernelCacheTest, StoreReplacesAnEntry) {
   absl::StatusOr<CachedKernel> hit = cache.Lookup(kKey);
   ASSERT_TRUE(hit.ok()) << hit.status();
   EXPECT_EQ(hit->object, kObject);
+}
+
+// Threads of one process (JIT runs in parallel, or two models in one server) storing and looking
+// up the same entries at once: every lookup finds nothing yet or the whole entry, never a torn
+// one (each file is written to a temporary name and renamed into place). Run under
+// ThreadSanitizer too (tag tsan).
+TEST(KernelCacheTest, ConcurrentStoresAndLookupsOfOneEntry) {
+  const KernelCache cache = OpenOrDie(FreshDir("concurrent"));
+  const CacheKey other{"k_fedcba9876543210fedc", "x86-64", "default"};
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      const CacheKey& key = t % 2 == 0 ? kKey : other;
+      for (int i = 0; i < 50; ++i) {
+        if (!cache.Store(key, {kObject, kMetadata}).ok()) ++bad;
+        absl::StatusOr<CachedKernel> hit = cache.Lookup(key);
+        if (!hit.ok() || hit->object != kObject) ++bad;
+        absl::StatusOr<CachedKernel> peek = cache.Lookup(t % 2 == 0 ? other : kKey);
+        if (!peek.ok() && !absl::IsNotFound(peek.status())) ++bad;
+        if (peek.ok() && peek->object != kObject) ++bad;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0);
 }
 
 // Damages the stored entry with `damage`, then expects Lookup to say DataLoss with `why`.
