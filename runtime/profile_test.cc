@@ -1,4 +1,5 @@
 // The profiler (relay_profile.h) and the peak it compares with (relay_peak.h).
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -150,9 +151,10 @@ TEST(PeakTest, MeasuresEveryWidthThisCpuHas) {
     ASSERT_EQ(RelayMeasurePeak(bits, &peak), 0) << RelayGetLastError();
     EXPECT_EQ(peak.vector_bits, bits);
     EXPECT_EQ(peak.threads, 1);
-    // Loose bounds: any x86-64 core does more than 1 GFLOP/s and streams more than 0.5 GB/s.
-    EXPECT_GT(peak.gflops, 1.0) << bits;
-    EXPECT_GT(peak.gbps, 0.5) << bits;
+    // Measured figures, whatever the machine's load: positive and finite (no floor: a test
+    // never asserts a speed).
+    EXPECT_TRUE(std::isfinite(peak.gflops) && peak.gflops > 0) << bits << ": " << peak.gflops;
+    EXPECT_TRUE(std::isfinite(peak.gbps) && peak.gbps > 0) << bits << ": " << peak.gbps;
     // Measured once per process: the second call returns the same figures.
     RelayPeak again;
     ASSERT_EQ(RelayMeasurePeak(bits, &again), 0);

@@ -4,8 +4,8 @@
 // mutant, type inference must accept the module too (the importer types every call with the
 // same relations), and printing it must work.
 //
-// Bounded by time (kBudget) as well as by count, so it stays a quick test in every build.
-#include <chrono>
+// Bounded by count (kIterations), not by clock, so that every machine and build runs the same
+// mutants.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -32,8 +32,8 @@ using testing::Int64s;
 using testing::ModelBuilder;
 using testing::Random;
 
-constexpr auto kBudget = std::chrono::seconds(8);
-constexpr int kMaxIterationsPerMode = 4000;
+// Each iteration tries one byte mutant and one proto mutant.
+constexpr int kIterations = 400;
 
 class Rng {
  public:
@@ -343,22 +343,19 @@ TEST(ImporterFuzzTest, MutantsImportOrFailCleanly) {
     absl::StatusOr<ImportedModel> imported = ImportOnnxFromBytes(m.Bytes(), {}, "seed.onnx");
     ASSERT_TRUE(imported.ok()) << imported.status();
   }
-  const auto deadline = std::chrono::steady_clock::now() + kBudget;
   // RELAY_FUZZ_SEED explores other mutants when run by hand; the test's own seed is fixed.
   const char* seed = std::getenv("RELAY_FUZZ_SEED");
   Rng rng(seed != nullptr ? std::strtoull(seed, nullptr, 10) : 20240601);
   int runs = 0;
   int accepted = 0;
-  for (int i = 0; i < kMaxIterationsPerMode && std::chrono::steady_clock::now() < deadline; ++i) {
+  for (int i = 0; i < kIterations; ++i) {
     const ModelBuilder& m = models[rng.Below(models.size())];
     CheckOne(MutateBytes(m.Bytes(), rng), &accepted);
     CheckOne(MutateProto(m.model(), rng), &accepted);
     runs += 2;
     if (::testing::Test::HasFatalFailure()) return;
   }
-  // Enough mutants ran, and some of them got through the importer (else the mutations only
-  // test the protobuf parser).
-  EXPECT_GT(runs, 200);
+  // Some mutants got through the importer (else the mutations only test the protobuf parser).
   EXPECT_GT(accepted, 20);
   std::printf("%d mutants, %d imported\n", runs, accepted);
 }

@@ -2,7 +2,6 @@
 // insertions of bytes and of syntax fragments, deletions, duplicated spans, truncation). Every
 // input must come back as a module or as a located InvalidArgument error, never a crash or a
 // hang; whatever parses must print, and print(parse(print(m))) must equal print(m).
-#include <chrono>
 #include <cstdint>
 #include <fstream>
 #include <random>
@@ -20,9 +19,9 @@ namespace relay::ir {
 namespace {
 
 constexpr uint64_t kSeed = 0x5eed2024;
-constexpr int kInputs = 10000;
-// Stop early rather than time out on a slow machine (ASan builds are several times slower).
-constexpr double kBudgetSeconds = 15.0;
+// A budget by count, not by clock, so that every machine and build (ASan's is several times
+// slower) runs the same inputs: a few seconds under ASan here.
+constexpr int kInputs = 5000;
 
 std::string ReadTestdata(const std::string& name) {
   std::ifstream in("lowering/ir/text/testdata/" + name);
@@ -126,12 +125,9 @@ TEST(ParserFuzzTest, MutatedModulesNeverCrash) {
     ASSERT_FALSE(seeds.back().empty()) << name;
   }
   std::mt19937_64 rng(kSeed);
-  const auto start = std::chrono::steady_clock::now();
   int parsed = 0;
   int rejected = 0;
   for (int i = 0; i < kInputs; ++i) {
-    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    if (elapsed.count() > kBudgetSeconds) break;
     const std::string input = Mutate(seeds[i % seeds.size()], rng);
     absl::StatusOr<Module> module = ParseModule(input, "fuzz.relay");
     if (!module.ok()) {
@@ -151,10 +147,7 @@ TEST(ParserFuzzTest, MutatedModulesNeverCrash) {
     ASSERT_TRUE(again.ok()) << again.status() << "\ninput:\n" << input << "\nprinted:\n" << printed;
     EXPECT_EQ(PrintModule(*again), printed) << input;
   }
-  // Thousands of inputs ran within the budget (the issue asks for thousands; ASan slows each
-  // parse down about 3x, and all 10,000 fit in a few seconds), and both outcomes are exercised,
-  // or the mutations are too weak (or too strong) to test much.
-  EXPECT_GE(parsed + rejected, 5000);
+  // Both outcomes are exercised, or the mutations are too weak (or too strong) to test much.
   EXPECT_GT(parsed, 50);
   EXPECT_GT(rejected, 500);
   std::printf("%d inputs parsed, %d rejected\n", parsed, rejected);
