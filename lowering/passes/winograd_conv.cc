@@ -1,16 +1,9 @@
-#include "lowering/passes/winograd_conv.h"
-
-#include <algorithm>
-#include <map>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include "absl/strings/str_cat.h"
 #include "lowering/ir/layout.h"
 #include "lowering/ir/ops/relation_util.h"
 #include "lowering/ir/ops/winograd.h"
 #include "lowering/passes/expr_util.h"
+#include "lowering/passes/winograd_conv.h"
+#include "lowering/support/int_math.h"
 #include "lowering/support/status_macros.h"
 
 namespace relay::passes {
@@ -170,10 +163,17 @@ int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width, int64_t in_cha
 
 std::vector<int64_t> WinogradBands(int64_t n, int64_t height, int64_t width, int64_t in_channels,
                                    int64_t out_channels, int64_t m, int64_t band_bytes) {
-  const int64_t bytes = WinogradBufferBytes(n, height, width, in_channels, out_channels, m);
   const int64_t tile_rows = ir::ops::WinogradTiles(height, m);
-  const int64_t wanted = std::min((bytes + band_bytes - 1) / band_bytes, tile_rows);
-  const int64_t per_band = (tile_rows + wanted - 1) / wanted;  // tile rows
+  // The most tile rows a band may hold, at least one: a band of p tile rows has the buffers of
+  // a conv p * m rows high (its tiles padded to whole register tiles).
+  int64_t most = tile_rows;
+  while (most > 1 &&
+         WinogradBufferBytes(n, most * m, width, in_channels, out_channels, m) > band_bytes) {
+    --most;
+  }
+  // As few bands as that allows, then as equal as the tile rows allow.
+  const int64_t bands = CeilDiv(tile_rows, most);
+  const int64_t per_band = CeilDiv(tile_rows, bands);  // tile rows, at most `most`
   std::vector<int64_t> begins;
   for (int64_t r = 0; r < tile_rows; r += per_band) begins.push_back(r * m);
   return begins;

@@ -87,8 +87,9 @@ int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width, int64_t in_cha
                         int64_t out_channels);
 
 // Where the bands of a Winograd conv begin (output rows, ascending, the first 0): as few bands
-// of whole tile rows as keep each band's two buffers within `band_bytes`, as equal as the tile
-// rows allow; one band ({0}) where the whole conv's buffers fit.
+// of whole tile rows as keep each band's two buffers within `band_bytes` (or one tile row a
+// band, where even that does not fit), as equal as the tile rows allow; one band ({0}) where
+// the whole conv's buffers fit.
 std::vector<int64_t> WinogradBands(int64_t n, int64_t height, int64_t width, int64_t in_channels,
                                    int64_t out_channels, int64_t m,
                                    int64_t band_bytes = kWinogradBufferBytes);

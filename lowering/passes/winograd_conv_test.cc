@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -83,8 +85,9 @@ def @main(%x: Tensor[(1, 16, 25, 25), float32], %w0: Tensor[(16, 16, 1, 1), floa
 
 // A conv whose buffers outgrow the band budget runs as bands of whole tile rows, each with its
 // own three kernels reading its rows of the whole input (output_rows), joined along the rows:
-// here 25 rows in tiles of 4 (7 tile rows) under a budget of a third of the buffers, as 3 bands
-// of 3, 3 and 1 tile rows. The values are the direct conv's within float32 rounding.
+// here 25 rows in tiles of 4 (7 tile rows of 7 tiles) under a budget of 24 product rows' buffers
+// (3 tile rows: 21 tiles, padded to 24), as 3 bands of 3, 3 and 1 tile rows. The values are the
+// direct conv's within float32 rounding.
 TEST(WinogradConvTest, SplitsConvsBeyondTheBufferBudgetIntoBandsOfRows) {
   const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(1, 16, 25, 25), float32], %w0: Tensor[(16, 16, 1, 1), float32],
@@ -96,11 +99,15 @@ def @main(%x: Tensor[(1, 16, 25, 25), float32], %w0: Tensor[(16, 16, 1, 1), floa
 })",
                                              {"w0", "w", "b"});
   const Model blocked = Typed(AlterLayout(model));
-  // 36 positions x 54 rows x (16 + 24) channels x 4 bytes.
+  // 36 positions x 54 rows x (16 + 24) channels x 4 bytes; a band of 3 tile rows, 24 rows.
   const int64_t bytes = 36 * 54 * 40 * 4;
+  const int64_t band = 36 * 24 * 40 * 4;
   EXPECT_EQ(WinogradBands(1, 25, 25, 16, 24, 4, bytes), (std::vector<int64_t>{0}));
-  EXPECT_EQ(WinogradBands(1, 25, 25, 16, 24, 4, bytes / 3), (std::vector<int64_t>{0, 12, 24}));
-  const Model rewritten = Typed(WinogradConv(blocked, bytes / 3));
+  EXPECT_EQ(WinogradBands(1, 25, 25, 16, 24, 4, band), (std::vector<int64_t>{0, 12, 24}));
+  // One byte less and a band of 3 tile rows no longer fits: 4 bands of 2.
+  EXPECT_EQ(WinogradBands(1, 25, 25, 16, 24, 4, band - 1),
+            (std::vector<int64_t>{0, 8, 16, 24}));
+  const Model rewritten = Typed(WinogradConv(blocked, band));
   const std::string printed = ir::PrintModule(rewritten.module);
   EXPECT_EQ(Count(printed, "nn.winograd_input_transform("), 3) << printed;
   EXPECT_EQ(Count(printed, "nn.batch_matmul("), 3) << printed;
@@ -115,9 +122,6 @@ def @main(%x: Tensor[(1, 16, 25, 25), float32], %w0: Tensor[(16, 16, 1, 1), floa
   // One transformed weight serves every band.
   EXPECT_EQ(rewritten.params.count("w_OIHW16i24o_winograd4"), 1u);
   ExpectSameOutputs(model, rewritten, 1e-5);
-  // The detector's 96 -> 24 on 160x160 (28 MB): 4 bands of 10 tile rows under 8 MB.
-  EXPECT_EQ(WinogradBands(1, 160, 160, 96, 24, 4), (std::vector<int64_t>{0, 40, 80, 120}));
-  EXPECT_EQ(WinogradBands(1, 80, 80, 96, 24, 4), (std::vector<int64_t>{0}));
 }
 
 // Bands of a batch: each band's tiles are its rows of every image (tiles n-major), and the
@@ -142,22 +146,108 @@ def @main(%x: Tensor[(2, 16, 13, 13), float32], %w0: Tensor[(16, 16, 1, 1), floa
   ExpectSameOutputs(model, rewritten, 1e-5);
 }
 
-// The tile follows the cost model's table (winograd_conv.h).
-TEST(WinogradConvTest, ChoosesTheTileByCost) {
-  EXPECT_EQ(WinogradTileFor(1, 56, 56, 64, 64), 4);
-  EXPECT_EQ(WinogradTileFor(1, 28, 28, 128, 128), 4);
-  EXPECT_EQ(WinogradTileFor(1, 14, 14, 256, 256), 2);
-  EXPECT_EQ(WinogradTileFor(1, 7, 7, 512, 512), 0);
-  EXPECT_EQ(WinogradTileFor(8, 7, 7, 64, 64), 4);  // a batch of 8 has the tiles of a 28x28 map
-  EXPECT_EQ(WinogradTileFor(1, 1, 1, 16, 16), 0);
-  // Buffers beyond the cache: the detector's 96 -> 24 on 160x160 (28 MB) still gains, less
-  // than on 80x80 (7 MB, in cache); 16 -> 16 on 320x320 (30 MB of buffers for products of few
-  // channels, 4x cheaper in cache) stays direct.
-  EXPECT_EQ(WinogradTileFor(1, 160, 160, 96, 24), 4);
-  EXPECT_EQ(WinogradTileFor(1, 80, 80, 96, 24), 4);
-  EXPECT_EQ(WinogradTileFor(1, 320, 320, 16, 16), 0);
-  EXPECT_EQ(WinogradProductRows(1, 56, 56, 4), 198);
-  EXPECT_EQ(WinogradProductRows(1, 14, 14, 2), 54);
+// The bytes of a Winograd conv's two buffers on an h x w map (winograd_conv.h): alpha^2
+// positions of every product row, for the input's and the output's channels, in float32.
+int64_t BufferBytes(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t m) {
+  return (m + 2) * (m + 2) * WinogradProductRows(n, h, w, m) * (c + k) * 4;
+}
+
+// The tile rule's properties (winograd_conv.h), over sweeps of shapes rather than the values
+// of a few: a tile of 4, 2 or the direct conv; maps too small to amortize the transformed
+// weights stay direct; maps of many tiles in cache take F(4x4) (whose products approach 4x
+// fewer multiply-adds); in cache, a larger map never takes a smaller tile; beyond the cache,
+// more channels (more products per byte of buffer) never turn Winograd off.
+TEST(WinogradConvTest, TileRuleProperties) {
+  // 0 (direct), then F(2x2), then F(4x4): the order of the maps they suit.
+  auto rank = [](int64_t m) { return m / 2; };
+  for (int64_t c : {8, 16, 24, 64, 96, 256, 512}) {
+    for (int64_t k : {8, 16, 24, 64, 256}) {
+      int64_t previous = 0;
+      for (int64_t s = 1; s <= 64; ++s) {
+        SCOPED_TRACE(::testing::Message() << c << " -> " << k << " on " << s << "x" << s);
+        const int64_t m = WinogradTileFor(1, s, s, c, k);
+        EXPECT_TRUE(m == 0 || m == 2 || m == 4) << m;
+        // The weights' floor: a map of no more pixels than the rows a product's weights cost.
+        if (s * s <= 4 * kWinogradBalance) EXPECT_EQ(m, 0);
+        const bool in_cache = BufferBytes(1, s, s, c, k, 4) <= kWinogradBufferBytes &&
+                              BufferBytes(1, s, s, c, k, 2) <= kWinogradBufferBytes;
+        if (!in_cache) continue;
+        if (s >= 48) EXPECT_EQ(m, 4);
+        EXPECT_GE(rank(m), rank(previous)) << "a smaller map took " << previous;
+        previous = m;
+      }
+    }
+  }
+  for (int64_t s : {128, 160, 224, 320}) {
+    int64_t previous = 0;
+    for (int64_t c : {16, 32, 64, 128, 256, 512}) {
+      if (BufferBytes(1, s, s, c, c, 4) <= kWinogradBufferBytes) continue;
+      const int64_t m = WinogradTileFor(1, s, s, c, c);
+      if (previous != 0) EXPECT_NE(m, 0) << c << " channels on " << s << "x" << s;
+      previous = m;
+    }
+  }
+  // A batch is its images' tiles: N images never cost more per image than one.
+  for (int64_t s : {7, 14, 28}) {
+    if (WinogradTileFor(1, s, s, 64, 64) != 0) EXPECT_NE(WinogradTileFor(8, s, s, 64, 64), 0);
+  }
+}
+
+// The products' rows: the tiles padded to whole register tiles of 6 rows.
+TEST(WinogradConvTest, ProductRowsAreTheTilesInWholeRegisterTiles) {
+  for (int64_t m : {2, 4}) {
+    for (int64_t n : {1, 3}) {
+      for (int64_t s = 1; s <= 40; ++s) {
+        const int64_t tiles = n * ((s + m - 1) / m) * ((s + m - 1) / m);
+        const int64_t rows = WinogradProductRows(n, s, s, m);
+        EXPECT_EQ(rows % 6, 0) << s;
+        EXPECT_GE(rows, tiles) << s;
+        EXPECT_LT(rows, tiles + 6) << s;
+      }
+    }
+  }
+}
+
+// The band rule's properties: bands begin at row 0 and at whole tile rows, ascending; all but
+// the last are equal; one band where the buffers fit the budget; every band's buffers fit the
+// budget (or each band is one tile row); one band fewer would not fit; and more budget never
+// gives more bands.
+TEST(WinogradConvTest, BandRuleProperties) {
+  for (int64_t m : {2, 4}) {
+    for (int64_t s : {13, 25, 56, 160}) {
+      for (int64_t c : {16, 96}) {
+        const int64_t tile_rows = (s + m - 1) / m;
+        const int64_t bytes = BufferBytes(1, s, s, c, 24, m);
+        size_t previous = SIZE_MAX;
+        for (int64_t budget : {bytes / 7, bytes / 3, bytes / 2, bytes - 1, bytes, 2 * bytes}) {
+          SCOPED_TRACE(::testing::Message() << "m " << m << ", " << c << " -> 24 on " << s << "x"
+                                            << s << ", budget " << budget);
+          const std::vector<int64_t> begins = WinogradBands(1, s, s, c, 24, m, budget);
+          ASSERT_FALSE(begins.empty());
+          EXPECT_EQ(begins[0], 0);
+          for (size_t i = 0; i < begins.size(); ++i) {
+            EXPECT_EQ(begins[i] % m, 0);
+            EXPECT_LT(begins[i], s);
+            if (i > 0) EXPECT_GT(begins[i], begins[i - 1]);
+            if (i > 0 && i + 1 < begins.size()) {
+              EXPECT_EQ(begins[i] - begins[i - 1], begins[1] - begins[0]);
+            }
+          }
+          if (budget >= bytes) EXPECT_EQ(begins.size(), 1u);
+          // A band of p tile rows has the buffers of a conv p * m rows high.
+          const int64_t bands = static_cast<int64_t>(begins.size());
+          const int64_t widest = bands == 1 ? tile_rows : begins[1] / m;
+          EXPECT_TRUE(BufferBytes(1, widest * m, s, c, 24, m) <= budget || widest == 1) << widest;
+          if (bands > 1) {
+            const int64_t fewer = (tile_rows + bands - 2) / (bands - 1);  // tile rows a band
+            EXPECT_GT(BufferBytes(1, fewer * m, s, c, 24, m), budget) << bands - 1 << " would do";
+          }
+          EXPECT_LE(begins.size(), previous);
+          previous = begins.size();
+        }
+      }
+    }
+  }
 }
 
 // Nothing to rewrite: a model without a blocked 3x3 conv comes back equal.

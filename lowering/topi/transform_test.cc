@@ -30,7 +30,6 @@ TEST(TransformComputeTest, EveryTestdataFunctionMatchesTheInterpreter) {
 
 // begin/end past either end, negative indices and strides, both slice modes, explicit axes.
 TEST(TransformComputeTest, StridedSliceSweep) {
-  int checked = 0;
   for (int64_t begin : {-9, -3, 0, 2, 8}) {
     for (int64_t end : {-8, -1, 0, 3, 9}) {
       for (int64_t stride : {-3, -1, 1, 2}) {
@@ -40,15 +39,12 @@ TEST(TransformComputeTest, StridedSliceSweep) {
         Check(absl::StrCat("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 7, 3), int32]) { ",
                            "strided_slice(%x, begin=[", begin, "], end=[", end, "], strides=[",
                            stride, "], axes=[1]) }"));
-        checked += 2;
       }
       Check(absl::StrCat("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 7, 3), float32]) { ",
                          "strided_slice(%x, begin=[", begin, "], end=[", end,
                          "], axes=[-2], slice_mode=\"size\") }"));
-      ++checked;
     }
   }
-  EXPECT_EQ(checked, 5 * 5 * 9);
 }
 
 TEST(TransformComputeTest, TakeSweep) {
