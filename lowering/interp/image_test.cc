@@ -1,6 +1,7 @@
 // Tests of image.resize2d. Hand-worked cases for nearest rounding and the coordinate
-// transformations; bilinear and bicubic on a 3x4 image printed by a throwaway Python script
-// written from TVM's python/tvm/topi/image/resize.py (standard library only).
+// transformations; bilinear and bicubic on a 3x4 image (the std::vector<double> values) printed
+// by testdata/image_golden.py, written from TVM's python/tvm/topi/image/resize.py (standard
+// library only). //lowering/interp:image_golden_test fails when they differ from what it prints.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,7 +25,7 @@ using testing::TensorNear;
 
 constexpr DType kF32 = DType::kFloat32;
 
-// The 3x4 image of the Python script: ((i * 7) % 11 - 5) / 4.
+// The 3x4 image of testdata/image_golden.py: ((i * 7) % 11 - 5) / 4.
 Value Image() {
   ir::Tensor t({1, 1, 3, 4}, kF32);
   for (int64_t i = 0; i < 12; ++i) t.SetDouble(i, ((i * 7) % 11 - 5) * 0.25);

@@ -1,7 +1,8 @@
-// Tests of the neural-network kernels. Small cases are worked by hand; larger ones were printed
-// by a throwaway Python script (standard library only) with its own loops: conv2d as the
-// textbook sum, conv2d_transpose by a different route (zero insertion + padding + convolution
-// with the flipped kernel), pooling, the norms and softmax from their formulas. Inputs are
+// Tests of the neural-network kernels. Small cases are worked by hand; the std::vector<double>
+// values are printed by testdata/nn_golden.py (standard-library Python) with its own loops:
+// conv2d as the textbook sum, conv2d_transpose by a different route (zero insertion + padding +
+// convolution with the flipped kernel), pooling, the norms and softmax from their formulas.
+// //lowering/interp:nn_golden_test fails when they differ from what it prints. Inputs are
 // multiples of 1/4, so sums of products are exact and most comparisons are tight.
 #include <cmath>
 #include <cstdint>
@@ -26,8 +27,8 @@ using testing::TensorNear;
 constexpr DType kF32 = DType::kFloat32;
 constexpr DType kI32 = DType::kInt32;
 
-// ((i * mul) % mod - off) * scale for i = 0, 1, ...: varied, signed, exact inputs. The Python
-// script builds the same sequence.
+// ((i * mul) % mod - off) * scale for i = 0, 1, ...: varied, signed, exact inputs.
+// testdata/nn_golden.py builds the same sequence.
 Value Vals(ir::Shape shape, int mul, int mod, int off, double scale) {
   ir::Tensor t(std::move(shape), kF32);
   for (int64_t i = 0; i < t.NumElements(); ++i) t.SetDouble(i, ((i * mul) % mod - off) * scale);

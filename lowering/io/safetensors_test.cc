@@ -1,6 +1,7 @@
-// Tests of the safetensors reader and writer. Expected bytes are written out from the format
-// description (huggingface/safetensors README) with a throwaway Python script using only `json`
-// and `struct`, never produced by the code under test.
+// Tests of the safetensors reader and writer. Expected bytes (kTwoTensorsHex) are printed by
+// testdata/safetensors_golden.py from the format description (huggingface/safetensors README)
+// with only `json` and `struct`, never by the code under test;
+// //lowering/io:safetensors_golden_test fails when they differ.
 #include "lowering/io/safetensors.h"
 
 #include <sys/stat.h>
@@ -43,7 +44,7 @@ std::string TempPath(const std::string& name) {
   return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
 }
 
-// {"a": F32 [1, -2.5], "b": I64 scalar -7}, from
+// {"a": F32 [1, -2.5], "b": I64 scalar -7}, from testdata/safetensors_golden.py:
 //   h = json.dumps({...}, separators=(',', ':'), sort_keys=True), padded with spaces to 8.
 const char kTwoTensorsHex[] =
     "7000000000000000"
