@@ -14,7 +14,8 @@
 #   itest_workspace "$ITEST_TMP/ws"  # WORKSPACE, .bazelrc, //toolchain
 #   itest_bazel build //m:all        # sets ITEST_LOG (execution log), ITEST_OUT (output)
 #   expect_eq "no RelayCompile ran" "$(count_spawns RelayCompile executed)" 0
-#   itest_end                        # prints "RESULT <test>: N passed, M failed"; exit status
+#   itest_end                        # prints "RESULT <test>: N passed, M failed, K skipped";
+#                                    # exit status
 #
 # Tools: RELAYC, MODELGEN and EXECLOG name prebuilt binaries (run_all.sh builds them once and
 # exports them); when unset, itest_begin builds them in the outer workspace.
@@ -25,6 +26,7 @@ REPO="$(cd "$ITEST_DIR/../.." && pwd)"
 ITEST_NAME="$(basename "$0" .sh)"
 ITEST_PASSED=0
 ITEST_FAILED=0
+ITEST_SKIPPED=0
 ITEST_CALLS=0
 # Output bases to shut down at exit, each with a workspace to run `bazel shutdown` in.
 ITEST_SERVERS=()
@@ -46,6 +48,13 @@ pass() {
 fail() {
   echo "FAIL: $*"
   ITEST_FAILED=$((ITEST_FAILED + 1))
+}
+
+# skip REASON: a check this machine cannot make (no CUDA Toolkit, say), said so, never a pass.
+# run_all.sh lists every "SKIPPED: " line and counts it as skipped.
+skip() {
+  echo "SKIPPED: $*"
+  ITEST_SKIPPED=$((ITEST_SKIPPED + 1))
 }
 
 # expect_eq DESCRIPTION ACTUAL EXPECTED
@@ -165,7 +174,7 @@ itest_begin() {
 }
 
 itest_end() {
-  echo "RESULT $ITEST_NAME: $ITEST_PASSED passed, $ITEST_FAILED failed"
+  echo "RESULT $ITEST_NAME: $ITEST_PASSED passed, $ITEST_FAILED failed, $ITEST_SKIPPED skipped"
   ((ITEST_FAILED == 0))
 }
 

@@ -7,8 +7,10 @@
 #                                                 the Bazel sh_tests (*_test.sh)
 #   tests/integration/run_all.sh b_one_layer ...  some
 #
-# Ends with "integration: N passed, M failed", counting test scripts; exit status 0 when none
-# failed. ITEST_KEEP=1 keeps each test's folder for a post-mortem.
+# Ends with "integration: N passed, M failed, K skipped": N and M count test scripts, K the
+# checks they skipped (lib.sh's skip: a "SKIPPED: reason" line each, listed here as "SKIPPED
+# <test>: reason"); a script that skipped every check counts as skipped, not passed. Exit
+# status 0 when none failed. ITEST_KEEP=1 keeps each test's folder for a post-mortem.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -20,7 +22,7 @@ trap 'rm -rf "$tools" "$logs"' EXIT
 
 # Built once for all tests (lib.sh's itest_build_tools, in a subshell: lib.sh sets traps).
 if ! (ITEST_NAME=run_all source "$here/lib.sh" && itest_build_tools "$tools"); then
-  echo "integration: 0 passed, 1 failed"
+  echo "integration: 0 passed, 1 failed, 0 skipped"
   exit 1
 fi
 # shellcheck disable=SC2031  # the subshell above sets them for lib.sh only; these are the ones
@@ -41,7 +43,9 @@ fi
 
 passed=0
 failed=0
+skipped=0
 failures=()
+skips=()
 start_all=$SECONDS
 for t in "${tests[@]}"; do
   name="${t%.sh}"
@@ -51,7 +55,14 @@ for t in "${tests[@]}"; do
   [[ "$name" == h_* ]] && limit=1200
   timeout --kill-after=30 "$limit" bash "$here/$t" 2>&1 | tee "$logs/$name.log"
   rc=${PIPESTATUS[0]}
-  if ((rc == 0)); then
+  these="$(grep -c '^SKIPPED: ' "$logs/$name.log" || true)"
+  skipped=$((skipped + these))
+  while IFS= read -r line; do
+    skips+=("SKIPPED $name: ${line#SKIPPED: }")
+  done < <(grep '^SKIPPED: ' "$logs/$name.log" || true)
+  if ((rc == 0)) && ((these > 0)) && ! grep -q '^PASS: ' "$logs/$name.log"; then
+    echo "== $name: SKIPPED (every check) in $((SECONDS - start)) s"
+  elif ((rc == 0)); then
     passed=$((passed + 1))
     echo "== $name: PASSED in $((SECONDS - start)) s"
   else
@@ -66,6 +77,7 @@ echo
 echo "== action counts"
 cat "$logs"/*.log | grep '^COUNTS ' || true
 ((failed > 0)) && echo "== failed: ${failures[*]}"
+((skipped > 0)) && printf '%s\n' "${skips[@]}"
 echo "integration tests took $((SECONDS - start_all)) s"
-echo "integration: $passed passed, $failed failed"
+echo "integration: $passed passed, $failed failed, $skipped skipped"
 ((failed == 0))
