@@ -12,7 +12,8 @@ max_rel_err is the normwise relative error, max_i |ours_i - ort_i| / max_j |ort_
 infinity norm of the difference over that of ONNX Runtime's output), over every output.
 Elementwise ratios are not used: two float32 implementations that sum in different orders
 differ by about 1e-5 absolute on logits of magnitude 10, which is a large ratio on an
-element that happens to be near 0.
+element that happens to be near 0. A model whose max_rel_err (of the tuned or the untuned build)
+passes MAX_REL_ERR fails the run: its times are written, and the exit status is 1.
 """
 
 import argparse
@@ -26,6 +27,9 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The most a model's outputs may differ from ONNX Runtime's (max_rel_err): what
+# relay_model_test allows against the reference interpreter.
+MAX_REL_ERR = 1e-4
 
 
 def read_npy(path):
@@ -55,6 +59,18 @@ def max_rel_err(ours, ref):
             return float("inf")
         worst = max(worst, abs(a - b))
     return worst / max(scale, 1e-30)
+
+
+def outputs_rel_err(ours_dir, ort_dir):
+    """max_rel_err over every output our binary wrote to ours_dir (output_0.npy, ...) against
+    ONNX Runtime's in ort_dir (ort_output_0.npy, ...); infinity when there is none."""
+    err, i = 0.0, 0
+    while os.path.exists(os.path.join(ours_dir, f"output_{i}.npy")):
+        _, a = read_npy(os.path.join(ours_dir, f"output_{i}.npy"))
+        _, b = read_npy(os.path.join(ort_dir, f"ort_output_{i}.npy"))
+        err = max(err, max_rel_err(a, b))
+        i += 1
+    return err if i > 0 else float("inf")
 
 
 def opt_bin_dir():
@@ -190,6 +206,7 @@ def main():
     os.makedirs(out_root, exist_ok=True)
 
     rows = []
+    errors = []
     compile_cache = {}
     for model in models:
         flops, kernel_ids = model_flops(args.bin_dir, model)
@@ -223,13 +240,14 @@ def main():
                               str(args.warmup)])
                 ort.append(x["median_ms"])
                 if err is None:
-                    err = 0.0
-                    i = 0
-                    while os.path.exists(os.path.join(work, f"output_{i}.npy")):
-                        _, a = read_npy(os.path.join(work, f"output_{i}.npy"))
-                        _, b = read_npy(os.path.join(work, f"ort_output_{i}.npy"))
-                        err = max(err, max_rel_err(a, b))
-                        i += 1
+                    err = outputs_rel_err(work, work)
+                    if untuned_binary:
+                        untuned_err = outputs_rel_err(os.path.join(work, "untuned"), work)
+                        if untuned_err > MAX_REL_ERR:
+                            errors.append(f"{model} (untuned build) at {t} thread(s): max "
+                                          f"relative error {untuned_err:.3g}")
+                    if err > MAX_REL_ERR:
+                        errors.append(f"{model} at {t} thread(s): max relative error {err:.3g}")
             ours_ms, ort_ms = statistics.median(ours), statistics.median(ort)
             calls, peak = profile(binary, work, env, args.runs)
             row = {
@@ -268,6 +286,9 @@ def main():
     print(f"\nwrote {os.path.relpath(args.results, ROOT)}; target {args.target}, "
           f"ONNX Runtime {rows[0]['ort_version'] if rows else '?'}, "
           f"{args.rounds} rounds x {args.runs} runs")
+    if errors:
+        sys.exit("bench: outputs differ from ONNX Runtime's by more than %g:\n  %s"
+                 % (MAX_REL_ERR, "\n  ".join(errors)))
 
 
 def print_row(row, header):

@@ -21,6 +21,8 @@ absl::Status CudaError(const std::string& what) {
 
 }  // namespace
 
+std::string NoGpuReason() { return RelayGetLastError(); }
+
 bool GpuPresent() {
   if (RelayCudaAvailable() == 1) return true;
   std::printf("SKIPPED: no GPU (requires-gpu): %s\n", RelayGetLastError());

@@ -23,12 +23,16 @@ namespace relay::testing {
 // "SKIPPED: no GPU (requires-gpu): <reason>" to stdout and returns false.
 bool GpuPresent();
 
-// The project's rule for GPU tests: skipped, loudly, where no GPU is present.
-#define RELAY_REQUIRE_GPU()                             \
-  do {                                                  \
-    if (!::relay::testing::GpuPresent()) {              \
-      GTEST_SKIP() << "SKIPPED: no GPU (requires-gpu)"; \
-    }                                                   \
+// Why GpuPresent() is false: the CUDA runtime's last error.
+std::string NoGpuReason();
+
+// The project's rule for GPU tests: skipped, loudly, where no GPU is present (the skip and its
+// reason are counted and listed by ./x test).
+#define RELAY_REQUIRE_GPU()                                                         \
+  do {                                                                              \
+    if (!::relay::testing::GpuPresent()) {                                          \
+      GTEST_SKIP() << "no GPU (requires-gpu): " << ::relay::testing::NoGpuReason(); \
+    }                                                                               \
   } while (0)
 
 // Device memory of a fixed size, freed on destruction.
