@@ -8,10 +8,12 @@
 namespace relay::passes {
 namespace {
 
-int64_t Elements(const ir::Type& t) {
+// The elements of a tensor type, or of every tensor of a tuple type (a tuple-valued call's
+// outputs together).
+int64_t ElementsOfAllFields(const ir::Type& t) {
   if (t.is_tensor()) return t.NumElements();
   int64_t n = 0;
-  for (const ir::Type& f : t.fields()) n += Elements(f);
+  for (const ir::Type& f : t.fields()) n += ElementsOfAllFields(f);
   return n;
 }
 
@@ -36,7 +38,7 @@ bool IsDataMovement(const std::string& op) {
 
 int64_t EstimateCallFlops(const ir::CallNode& call) {
   const std::string& op = call.op()->name;
-  const int64_t out = Elements(call.checked_type());
+  const int64_t out = ElementsOfAllFields(call.checked_type());
   const ir::Type& a = call.args()[0]->checked_type();
   if (op == "nn.conv2d") {
     const ir::Shape& w = call.args()[1]->checked_type().shape();  // O, C/g, kh, kw

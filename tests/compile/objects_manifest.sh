@@ -59,16 +59,16 @@ for target in "${targets[@]}"; do
   # shellcheck disable=SC2016  # the inner sh expands them
   printf '%s\n' "${kernels[@]}" | sort -u |
     xargs -P "$(nproc)" -I{} sh -c \
-      'id=$(basename "$1" .relay); r=$2; t=$3; d=$4; shift 4
-       "$r" compile --target "$t" "$@" -o "$d/$t/$id.o" "$1" >/dev/null' \
+      'k=$1; id=$(basename "$k" .relay); r=$2; t=$3; d=$4; shift 4
+       "$r" compile --target "$t" "$@" -o "$d/$t/$id.o" "$k" >/dev/null' \
       _ {} "$relayc" "$target" "$work" "${tuning[@]}" ||
     { echo "objects_manifest: compiling for $target failed" >&2; exit 1; }
   if ((tir)) && [[ "$target" != cuda-* ]]; then
     # shellcheck disable=SC2016  # the inner sh expands them
     printf '%s\n' "${kernels[@]}" | sort -u |
       xargs -P "$(nproc)" -I{} sh -c \
-        'id=$(basename "$1" .relay); r=$2; t=$3; d=$4; shift 4
-         "$r" tir --target "$t" "$@" "$1" >"$d/$t/$id.tir"' \
+        'k=$1; id=$(basename "$k" .relay); r=$2; t=$3; d=$4; shift 4
+         "$r" tir --target "$t" "$@" "$k" >"$d/$t/$id.tir"' \
         _ {} "$relayc" "$target" "$work" "${tuning[@]}" ||
       { echo "objects_manifest: relayc tir for $target failed" >&2; exit 1; }
   fi
