@@ -19,7 +19,7 @@ namespace {
 using ir::AttrValue;
 using ir::Expr;
 
-// The batch_matmul's register tile has 6 rows (lowering/schedule/strategy.cc, ScheduleMatmul):
+// The batch_matmul's register tile has 6 rows (lowering/schedule/matmul_schedule.cc):
 // tiles are padded to whole register tiles.
 constexpr int64_t kProductRows = 6;
 
