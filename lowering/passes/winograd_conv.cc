@@ -12,6 +12,7 @@
 #include "lowering/ir/ops/winograd.h"
 #include "lowering/passes/expr_util.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/target/target.h"
 
 namespace relay::passes {
 namespace {
@@ -136,7 +137,12 @@ int64_t WinogradBufferBytes(int64_t n, int64_t height, int64_t width, int64_t in
          (in_channels + out_channels) * 4;
 }
 
+// The memory balance of the cost model: multiply-adds per byte read from DRAM (winograd_conv.h).
+int64_t WinogradBalance() { return GenericCpuFacts().fma_per_dram_byte(); }
+
 }  // namespace
+
+int64_t WinogradBufferBudget() { return GenericCpuFacts().llc_bytes / 4; }
 
 int64_t WinogradProductRows(int64_t n, int64_t height, int64_t width, int64_t m) {
   const int64_t tiles = n * ir::ops::WinogradTiles(height, m) * ir::ops::WinogradTiles(width, m);
@@ -150,7 +156,8 @@ int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width, int64_t in_cha
   // costs, and F(m x m) what writing and reading its two buffers costs where they outgrow
   // the cache.
   const int64_t pairs = in_channels * out_channels;
-  const int64_t floor = 4 * kWinogradBalance;  // rows of a product that its weights' bytes cost
+  const int64_t balance = WinogradBalance();
+  const int64_t floor = 4 * balance;  // rows of a product that its weights' bytes cost
   const int64_t direct = 9 * pairs * std::max(n * height * width, floor);
   int64_t best = 0, best_cost = direct;
   for (int64_t m : {4, 2}) {
@@ -159,7 +166,7 @@ int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width, int64_t in_cha
     const int64_t buffer_bytes =
         WinogradBufferBytes(n, height, width, in_channels, out_channels, m);
     int64_t cost = positions * pairs * std::max(rows, floor);
-    if (buffer_bytes > kWinogradBufferBytes) cost += kWinogradBalance * buffer_bytes;
+    if (buffer_bytes > WinogradBufferBudget()) cost += balance * buffer_bytes;
     if (cost * kWinogradMinGain <= direct * 10 && cost < best_cost) {
       best = m;
       best_cost = cost;

@@ -9,17 +9,21 @@
 #include "lowering/schedule/data_movement.h"
 #include "lowering/schedule/strategy_util.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/target/target.h"
 
 namespace relay::schedule {
 namespace {
 
-// The weights a weight-streaming conv reads per chunk of its reduction (see
-// ScheduleWeightStreamingConv): about what L1 holds.
-constexpr int64_t kWeightChunkBytes = 32 << 10;
-// The pixels of a banded conv's band, at most (its accumulators: 16 KB a block).
-constexpr int64_t kBandPixels = 256;
-// The weights a rows-outer blocked conv keeps in L2 while its rows stream: half of a 1 MB L2.
-constexpr int64_t kL2WeightBytes = 512 << 10;
+// The weights a weight-streaming conv reads per chunk of its reduction
+// (ScheduleWeightStreamingConv): what L1 holds, so that every row of tiles reuses the chunk
+// from L1.
+int64_t WeightChunkBytes(const CpuFacts& cpu) { return cpu.l1d_bytes; }
+// The pixels of a banded conv's band, at most: its accumulators, a 16-channel float32 block a
+// pixel, take half of L1 (ScheduleBandedConv's epilogue reads them back from there).
+int64_t BandPixels(const CpuFacts& cpu) { return cpu.l1d_bytes / 2 / (16 * 4); }
+// The weights a rows-outer blocked conv keeps in L2 while its rows stream: half of L2, the
+// rows streaming through the rest.
+int64_t L2WeightBytes(const CpuFacts& cpu) { return cpu.l2_bytes / 2; }
 
 // The pixels of a conv's register tile along a row of `width`, at most `max`, the last tile
 // shifted back inside the row. A tile of t pixels computes ceil(width / t) * t of them, each at
@@ -83,6 +87,8 @@ struct BlockedConvRules {
   int64_t blocks = 1;       // tiles of channel blocks in all, every image's
   int64_t budget = 0;       // the accumulator registers a tile may take
   int64_t vectors = 1;      // vectors of a pixel's block of channels
+  int64_t chunk_bytes = 0;  // weights a streaming conv's chunk holds (WeightChunkBytes)
+  int64_t band_pixels = 0;  // pixels of a banded conv's band, at most (BandPixels)
 };
 
 // How a blocked conv is computed: one of four plans (bands of rows padding their own input,
@@ -98,7 +104,8 @@ struct BlockedConvPlan {
 
 // The plan of a blocked conv: the rules' choices, each a knob (scope "conv" or "depthwise").
 // The legal values keep a register tile within the target's accumulators (`budget`), and the
-// weight-streaming plan to maps whose accumulators fit in 256 KB.
+// weight-streaming plan to maps whose accumulators fit in 8 chunks of weights (256 KB with a
+// 32 KiB L1).
 absl::StatusOr<BlockedConvPlan> ChooseBlockedConvPlan(Knobs* knobs, const Stage* o, bool depthwise,
                                                       bool bands, bool rows_share_input,
                                                       const BlockedConvRules& rules) {
@@ -125,14 +132,14 @@ absl::StatusOr<BlockedConvPlan> ChooseBlockedConvPlan(Knobs* knobs, const Stage*
         rule);
   };
   const int64_t map_bytes_per_block = height * width * block * 4;
-  if (!bands && map_bytes_per_block <= 8 * kWeightChunkBytes) {
+  if (!bands && map_bytes_per_block <= 8 * rules.chunk_bytes) {
     ASSIGN_OR_RETURN(plan.streams, knobs->ChooseBool(scope, "weight_streaming", rules.streams));
   }
   if (plan.streams) {
     ASSIGN_OR_RETURN(plan.pixels, pixels(1, rules.owb));
     std::vector<int64_t> legal;
     for (int64_t d : DivisorsAtMost(channels, 8)) {
-      if (d * map_bytes_per_block <= 8 * kWeightChunkBytes) legal.push_back(d);
+      if (d * map_bytes_per_block <= 8 * rules.chunk_bytes) legal.push_back(d);
     }
     ASSIGN_OR_RETURN(plan.channel_blocks,
                      knobs->Choose(scope, "tile_channel_blocks", legal, rules.cob));
@@ -170,8 +177,9 @@ absl::StatusOr<BlockedConvPlan> ChooseBlockedConvPlan(Knobs* knobs, const Stage*
         DivisorAtMost(channels, std::clamp<int64_t>(budget / (plan.map_tile * vectors), 1, 4));
     ASSIGN_OR_RETURN(plan.channel_blocks, channel_blocks(plan.map_tile, 1, blocks_rule));
     ASSIGN_OR_RETURN(
-        plan.rows, knobs->Choose(scope, "band_rows", DivisorsAtMost(height, 16),
-                                 DivisorAtMost(height, std::max<int64_t>(1, kBandPixels / width))));
+        plan.rows,
+        knobs->Choose(scope, "band_rows", DivisorsAtMost(height, 16),
+                      DivisorAtMost(height, std::max<int64_t>(1, rules.band_pixels / width))));
     return plan;
   }
   // Register tiles: one row, or two (rows that share input rows; `RegisterTile`).
@@ -224,7 +232,8 @@ absl::Status ScheduleBandedConv(Stage* conv, Stage* o, Loop at, int64_t map_tile
 // Note on convs on small maps (ResNet's 3x3 and 1x1 convs on 7x7 and 14x14 maps: 1-9 MB of
 // weights, each used for only 49 or 196 pixels). Each thread takes whole blocks of output
 // channels, and the whole map of a block is accumulated in a local buffer while the
-// reduction over input channels runs outermost, in chunks of about 32 KB of weights:
+// reduction over input channels runs outermost, in chunks of about L1's size of weights
+// (WeightChunkBytes):
 //
 //   for n.c.outer parallel:
 //     acc[cob, H, W, 16] = 0
@@ -243,7 +252,8 @@ absl::Status ScheduleBandedConv(Stage* conv, Stage* o, Loop at, int64_t map_tile
 absl::Status ScheduleWeightStreamingConv(Knobs* knobs, Stage* o, Stage* conv, Loop n,
                                          std::pair<Loop, Loop> c, std::pair<Loop, Loop> h,
                                          std::pair<Loop, Loop> w, Loop cb, int64_t owb,
-                                         int64_t map_tile, const std::string& scope) {
+                                         int64_t map_tile, int64_t chunk_bytes,
+                                         const std::string& scope) {
   RETURN_IF_ERROR(o->Reorder({n, c.first, h.first, h.second, w.first, c.second, w.second, cb}));
   ASSIGN_OR_RETURN(Loop nc, o->Fuse(n, c.first));
   RETURN_IF_ERROR(o->Parallel(nc));
@@ -258,11 +268,11 @@ absl::Status ScheduleWeightStreamingConv(Knobs* knobs, Stage* o, Stage* conv, Lo
     per_block *= conv->extent(conv->reduce_axis(r));
   }
   const int64_t in_blocks = conv->extent(conv->reduce_axis(0));
-  // Knob: the chunk's blocks of input channels (the rule: about kWeightChunkBytes of weights).
+  // Knob: the chunk's blocks of input channels (the rule: about chunk_bytes of weights).
   ASSIGN_OR_RETURN(
       const int64_t chunk,
       knobs->Choose(scope, "weight_chunk_blocks", DivisorsAtMost(in_blocks, in_blocks),
-                    DivisorAtMost(in_blocks, std::max<int64_t>(1, kWeightChunkBytes / per_block))));
+                    DivisorAtMost(in_blocks, std::max<int64_t>(1, chunk_bytes / per_block))));
   ASSIGN_OR_RETURN(auto rc, conv->Split(conv->reduce_axis(0), chunk));
   // The last tile of a row or map that tiles do not fill is a tail of its own (a guarded
   // split, which lowering partitions into whole tiles and a narrower tail loop): a tile
@@ -293,10 +303,11 @@ absl::Status ScheduleWeightStreamingConv(Knobs* knobs, Stage* o, Stage* conv, Lo
 
 // Note on the blocked conv (nn.contrib_conv2d_NCHWc, passes/alter_layout.h). The output
 // [n, c, h, w, cb] is tiled into cob blocks of channels x owb pixels of a row, each pixel's
-// block of channels (16) in bo/lanes vectors: cob x owb x bo/lanes accumulators, up to 24 of
-// AVX-512's 32 registers (12 of AVX2's 16). Per input channel: owb broadcasts of an input
-// value and cob vector loads of packed weights feed cob x owb vector multiply-adds, whatever
-// the stride (a broadcast does not care where its value lies) or the map size:
+// block of channels (16) in bo/lanes vectors: cob x owb x bo/lanes accumulators, up to the
+// target's accumulator registers (CpuFacts: 24 of AVX-512's 32, 12 of AVX2's 16). Per input
+// channel: owb broadcasts of an input value and cob vector loads of packed weights feed cob x
+// owb vector multiply-adds, whatever the stride (a broadcast does not care where its value
+// lies) or the map size:
 //
 //   for n.c.o.h fused parallel, w.o:            (w.o: the last tile shifted back, no guards)
 //     for rc, ry, rx, rb:                         acc[c, w, :] += pad[rc, h+ry, w+rx, rb] *
@@ -313,7 +324,8 @@ absl::Status ScheduleBlockedConv(const StrategyContext& ctx, Stage* o, Stage* co
   const int64_t block = o->extent(o->axis(4));
   const bool depthwise = conv->num_reduce_axes() == 2;
   const int64_t vectors = (block + lanes - 1) / lanes;
-  const int64_t budget = ctx.target.vector_bits >= 512 ? 24 : 12;
+  const CpuFacts& cpu = ctx.target.cpu_facts;
+  const int64_t budget = cpu.accumulator_registers;
   const int64_t height = o->extent(o->axis(2));
   const int64_t owb =
       RowTile(width, std::clamp<int64_t>(budget / vectors, 1, std::min<int64_t>(width, 8)));
@@ -343,7 +355,7 @@ absl::Status ScheduleBlockedConv(const StrategyContext& ctx, Stage* o, Stage* co
   // 256 on 14x14 2.74 -> 2.64 ms; on 28x28 maps (50 KB) 1x1s ran up to 15 % slower.
   const int64_t map_bytes = cob * height * width * block * 4;
   const bool streams_rule =
-      !bands && map_bytes <= kWeightChunkBytes / 2 && blocks >= kMinParallelExtent;
+      !bands && map_bytes <= WeightChunkBytes(cpu) / 2 && blocks >= kMinParallelExtent;
   // The register tile of the other convs: one row, or two (`RegisterTile`) where the two
   // rows read mostly the same input rows (stride 1, taps across rows). Each input row that a
   // tile reads is a stream per block of input channels: a 1x1 or strided conv's two rows
@@ -385,6 +397,8 @@ absl::Status ScheduleBlockedConv(const StrategyContext& ctx, Stage* o, Stage* co
   rules.blocks = blocks;
   rules.budget = budget;
   rules.vectors = vectors;
+  rules.chunk_bytes = WeightChunkBytes(cpu);
+  rules.band_pixels = BandPixels(cpu);
   ASSIGN_OR_RETURN(const BlockedConvPlan plan,
                    ChooseBlockedConvPlan(&ctx.knobs, o, depthwise, bands, rows_share_input, rules));
   const bool streams = plan.streams, banded = plan.banded, rows_outer = plan.rows_outer;
@@ -394,7 +408,7 @@ absl::Status ScheduleBlockedConv(const StrategyContext& ctx, Stage* o, Stage* co
   ASSIGN_OR_RETURN(auto w, o->Split(o->axis(3), plan.pixels, TailStrategy::kShiftInwards));
   if (streams) {
     return ScheduleWeightStreamingConv(&ctx.knobs, o, conv, n, c, h, w, cb, plan.pixels,
-                                       plan.map_tile, plan.scope);
+                                       plan.map_tile, rules.chunk_bytes, plan.scope);
   }
   // Rows outer with more weights than half of L2: the channel blocks go in groups whose
   // weights fit there, each group's rows split among the threads; else every row read all
@@ -403,7 +417,7 @@ absl::Status ScheduleBlockedConv(const StrategyContext& ctx, Stage* o, Stage* co
   int64_t group = o->extent(c.first);
   if (rows_outer) {
     const int64_t iter_bytes = Elements(weight->shape()) * 4 / o->extent(c.first);
-    group = DivisorAtMost(group, std::max<int64_t>(1, kL2WeightBytes / iter_bytes));
+    group = DivisorAtMost(group, std::max<int64_t>(1, L2WeightBytes(cpu) / iter_bytes));
   }
   std::optional<Loop> groups;
   if (group < o->extent(c.first)) {

@@ -45,10 +45,12 @@ absl::StatusOr<bool> ScheduleMatmul(const StrategyContext& ctx, Stage* o, Stage*
   // parallel loop, so rows come in tiles that divide them, and columns with a tail stay
   // outside the parallel loop.
   const int64_t mr_max = n_mode ? 6 : 4;
-  // Knobs: the register tile's rows and columns (at most 14 accumulators under AVX2, 28
-  // under AVX-512), and whether column tiles go outside row tiles.
+  // Knobs: the register tile's rows and columns, and whether column tiles go outside row
+  // tiles. A tile's accumulators may take up to seven eighths of the vector registers (14 of
+  // 16, 28 of 32), the rest holding a step's broadcast of A and its vectors of B; the rules'
+  // tiles stay within accumulator_registers (6 x 2 of 12, 6 x 4 of 24).
   const std::string scope = ctx.knobs.Scope("matmul");
-  const int64_t accumulators = ctx.target.vector_bits >= 512 ? 28 : 14;
+  const int64_t accumulators = ctx.target.cpu_facts.vector_registers * 7 / 8;
   int64_t mr = 1;
   if (na >= 2) {
     ASSIGN_OR_RETURN(mr, ctx.knobs.Choose(scope, "tile_rows",

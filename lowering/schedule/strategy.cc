@@ -55,9 +55,6 @@ using tir::PrimExpr;
 // is computed once, at the root, when its work is at most this fraction (1/n) of the output's
 // elements; a larger one (a norm over the whole map) keeps the output's channels outside.
 constexpr int64_t kRootReductionShare = 8;
-// Independent vectors of partial results in a long vectorized reduction (VectorizeReduction):
-// enough to cover a max's or an add's latency at two per cycle.
-constexpr int64_t kReductionChains = 4;
 
 // An anchor as a root nest: spatial loops, reductions, and the vector lanes innermost.
 absl::Status ScheduleAnchor(Stage* s, const Target& target) {
@@ -114,10 +111,10 @@ absl::Status VectorizeReduction(Stage* r, const Target& target, InlineExpander* 
       AccessAlong(*r, r->op()->body()->axes()[0].var, expander) != Access::kContiguous) {
     return absl::OkStatus();
   }
-  // A long axis gets kReductionChains vectors of partial results: one vector's chain of
-  // dependent max or add instructions waited out each one's latency (a softmax over rows of
-  // 6,625: 414 steps of 3-5 cycles each, per row).
-  const int64_t chains = r->extent(k) >= 16 * lanes ? kReductionChains : 1;
+  // A long axis gets as many vectors of partial results as keep the adders busy
+  // (CpuFacts::add_chains: an add's latency x adds per cycle): with one vector, each max or add
+  // waited out the latency of the one before it.
+  const int64_t chains = r->extent(k) >= 16 * lanes ? target.cpu_facts.add_chains() : 1;
   ASSIGN_OR_RETURN(auto parts, r->Split(k, lanes * chains));
   return r->Vectorize(parts.second);
 }
