@@ -28,7 +28,8 @@
 // weights from memory costs, at the memory balance (multiply-adds per byte), and F(m x m) pays
 // that rate once per byte of its buffers when they are more than WinogradBufferBudget() (each
 // byte is written by one kernel and read by the next, but the cache keeps part of them and the
-// writes overlap the transform's arithmetic: measured below). The cheapest form wins when it
+// writes overlap the transform's arithmetic; docs/cpu-performance.md has the calibration, on
+// the detector's 96 -> 24 conv on 160x160, 28 MB of buffers). The cheapest form wins when it
 // is at least kWinogradMinGain/10 times cheaper than the direct conv. Per pair of channels,
 // buffers in cache:
 //
@@ -38,22 +39,17 @@
 //   14x14              1764    36 x 40  = 1440   16 x 54  =  864   F(2x2)
 //   7x7                 441    36 x 40          16 x 40  =  640   direct
 //
-// Calibration, the detector's 96 -> 24 conv on 160x160 (28 MB of buffers; AVX-512, Zen 5,
-// 1 thread): direct 5.5 ms, F(4x4) 3.7 ms as three kernels (input transform 1.6, product 1.8,
-// output transform 0.2), 1.49x, where the model says 1.30x. Before the transforms' unrolled
-// choices were expanded (tir/expand_unrolled.h) the three took 7.9 ms, and a model that
-// charged both passes stayed direct. Where the buffers outweigh the products saved, the conv
-// stays direct: the model puts 16 -> 16 on 320x320 (30 MB) at 4x cheaper in cache and 1.5x
-// dearer beyond it.
+// Where the buffers outweigh the products saved, the conv stays direct: the model puts 16 -> 16
+// on 320x320 (30 MB) at 4x cheaper in cache and 1.5x dearer beyond it.
 //
 // Bands. A Winograd conv whose buffers are more than WinogradBufferBudget() runs as bands of
 // whole tile rows (WinogradBands), each its own three kernels, the input transform reading its
 // rows of the whole input (output_rows: no slice is copied), joined by a concatenate along the
 // rows that the conv's epilogue fuses into. The bands run one after another, so each writes
-// and reads the buffers the one before it has just freed, in cache, instead of 28 MB that went
-// to memory and back; the cost is the product's weights read once per band and one more pass
-// over the output. The detector's 160x160 conv as 4 bands of 40 rows: 3.7 -> 2.6-2.9 ms. The cost
-// model still charges unbanded buffers (the convs it sends to Winograd only get faster).
+// and reads the buffers the one before it has just freed, in cache, instead of sending all of
+// them to memory and back; the cost is the product's weights read once per band and one more pass
+// over the output. The cost model still charges unbanded buffers (the convs it sends to
+// Winograd only get faster).
 //
 // Only 3x3 stride-1 undilated convs of one group, float32, with blocked input and weights that
 // are params.

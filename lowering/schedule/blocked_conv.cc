@@ -27,10 +27,10 @@ int64_t L2WeightBytes(const CpuFacts& cpu) { return cpu.l2_bytes / 2; }
 
 // The pixels of a conv's register tile along a row of `width`, at most `max`, the last tile
 // shifted back inside the row. A tile of t pixels computes ceil(width / t) * t of them, each at
-// a cost of about 1 + 1/t (the weight vectors a step loads are shared by its t pixels):
-// measured under AVX2 (16 channels: two vectors a pixel, 6 pixels at most), 7-pixel rows take
-// tiles of 4 (8 computed; tiles of 6 computed 12: 4.6 -> 3.4 ms for ResNet's 3x3 512 on 7x7),
-// 14-pixel rows tiles of 5. Ties go to a divisor of the width, then to the wider tile.
+// a cost of about 1 + 1/t (the weight vectors a step loads are shared by its t pixels). Under
+// AVX2 (16 channels: two vectors a pixel, 6 pixels at most), 7-pixel rows take tiles of 4 (8
+// pixels computed, where tiles of 6 compute 12), 14-pixel rows tiles of 5. Ties go to a divisor
+// of the width, then to the wider tile.
 int64_t RowTile(int64_t width, int64_t max) {
   int64_t best = 1;
   double best_cost = 0;
@@ -54,12 +54,11 @@ struct ConvTile {
 
 // Two rows of fewer pixels when one row's tile fills the accumulators that a second block of
 // channels would need (AVX2: 16 channels are two vectors, so 4-6 pixels of one row leave no room
-// for a second block, and 7-, 14-, 28- and 56-pixel rows took tiles of 4 or 5 pixels: 8-10 of
-// the 12 accumulators, the FMA pipes short of independent chains). The cost of a tiling counts
-// the pixels it computes (both splits shift their last tile back) x (1 + 1/pixels a tile), as
-// in `RowTile`; a tie goes to the tile with more accumulators, else to one row. Measured under AVX2
-// (kernel_bench, 1 thread): ResNet's 3x3 64 on 56x56 3.1-3.4 -> 2.8-2.95 ms with 2 x 3 tiles, 3x3
-// 128 on 28x28 2.8-3.3 -> 2.8 ms, 3x3 256 on 14x14 even.
+// for a second block, and 7-, 14-, 28- and 56-pixel rows take tiles of 4 or 5 pixels: 8-10 of
+// the 12 accumulators, fewer independent chains than the FMA pipes' latency x throughput
+// needs). The cost of a tiling counts the pixels it computes (both splits shift their last
+// tile back) x (1 + 1/pixels a tile), as in `RowTile`; a tie goes to the tile with more
+// accumulators, else to one row.
 ConvTile RegisterTile(int64_t height, int64_t width, int64_t vectors, int64_t budget) {
   const int64_t max = std::clamp<int64_t>(budget / vectors, 1, std::min<int64_t>(width, 8));
   const ConvTile one{1, RowTile(width, max)};
@@ -243,12 +242,11 @@ absl::Status ScheduleBandedConv(Stage* conv, Stage* o, Loop at, int64_t map_tile
 //           for c unrolled, w.inner unrolled, cb vectorized: acc += in * weight
 //     for h, w, c, cb: out = epilogue(acc)
 //
-// With a row of tiles as the parallel iteration instead, the first row read each block's
-// weights from DRAM at the pace of the multiply-adds, which DRAM cannot feed, and the other
-// rows from L2: the stream stalled the FMAs once per block. Here each chunk is reused from
-// L1 by every row (kernel_bench, weights in cache: 1.24 -> 1.06 ms for ResNet's 3x3 512 on
-// 7x7), but its first row still waits for DRAM (in the model: 1.45 -> 1.41 ms only); a
-// prefetch of the next chunk would hide that.
+// With a row of tiles as the parallel iteration instead, the first row reads each block's
+// weights from DRAM at the pace of the multiply-adds, which DRAM cannot feed (a core does
+// about fma_per_dram_byte multiply-adds in the time it reads a byte), and the other rows from
+// L2: the stream stalls the FMAs once per block. Here each chunk is reused from L1 by every
+// row, but its first row still waits for DRAM; a prefetch of the next chunk would hide that.
 absl::Status ScheduleWeightStreamingConv(Knobs* knobs, Stage* o, Stage* conv, Loop n,
                                          std::pair<Loop, Loop> c, std::pair<Loop, Loop> h,
                                          std::pair<Loop, Loop> w, Loop cb, int64_t owb,
@@ -276,13 +274,12 @@ absl::Status ScheduleWeightStreamingConv(Knobs* knobs, Stage* o, Stage* conv, Lo
   ASSIGN_OR_RETURN(auto rc, conv->Split(conv->reduce_axis(0), chunk));
   // The last tile of a row or map that tiles do not fill is a tail of its own (a guarded
   // split, which lowering partitions into whole tiles and a narrower tail loop): a tile
-  // shifted back would accumulate its shifted points twice across the reduction chunks. (AVX2
-  // on 7x7 maps: ResNet-50's 1x1 2048 strided to 7x7, 4.4 -> 2.9 ms against shifted tiles.)
+  // shifted back would accumulate its shifted points twice across the reduction chunks.
   // Where a row's tiles would end in a tail (7-pixel rows under AVX2, at most 6 pixels a
   // tile: 4 + 3, 8 and 6 accumulators), the tiles run along the whole map instead, h and w
   // fused (the accumulated map is contiguous; each pixel's input address is computed once
   // per tile), so only the map's last tile is partial (7x7 in tiles of 6: eight tiles of 12
-  // accumulators and one pixel; ResNet's 3x3 512 on 7x7, kernel_bench: 3.3 -> 3.0 ms).
+  // accumulators and one pixel).
   const int64_t width = conv->extent(conv->axis(3));
   std::vector<Loop> order = {conv->axis(0), rc.first};
   std::pair<Loop, Loop> cw;
@@ -342,26 +339,25 @@ absl::Status ScheduleBlockedConv(const StrategyContext& ctx, Stage* o, Stage* co
   const int64_t blocks = channels / cob * o->extent(o->axis(0));
   const bool bands = depthwise || channels == cob;
   // Which of rows and channel blocks is outer, and so split among the threads: rows when
-  // the weights are no larger than the input (each thread then reads the rows of the input
+  // the weights are at most 4x the input (each thread then reads the rows of the input
   // that it, splitting the layer before by rows too, most likely wrote, and every block's
   // weights from a shared cache); channel blocks when the weights are larger (ResNet's
   // 512-channel 3x3 convs on 7x7 maps: 9 MB of weights, streamed once instead of per row).
   const te::Tensor& data = conv->op()->inputs()[0];
   const te::Tensor& weight = conv->op()->inputs()[1];
   const bool rows_outer_rule = Elements(weight->shape()) <= 4 * Elements(data->shape());
-  // Small maps (14x14 and less) stream their weights, whichever is larger: the accumulated
-  // map and a chunk of weights share L1, and the tiles run along the whole map (no tail per
-  // row). AVX2, kernel_bench: ResNet-50's 1x1 1024 -> 256 on 14x14 1.30 -> 1.15 ms, its 3x3
-  // 256 on 14x14 2.74 -> 2.64 ms; on 28x28 maps (50 KB) 1x1s ran up to 15 % slower.
+  // Small maps stream their weights, whichever is larger: the map a tile of channels
+  // accumulates and a chunk of weights share L1, so the map may take half of it (14x14 maps
+  // and less with 32 KiB; a 28x28 map takes 50 KB), and the tiles run along the whole map (no
+  // tail per row).
   const int64_t map_bytes = cob * height * width * block * 4;
   const bool streams_rule =
       !bands && map_bytes <= WeightChunkBytes(cpu) / 2 && blocks >= kMinParallelExtent;
   // The register tile of the other convs: one row, or two (`RegisterTile`) where the two
   // rows read mostly the same input rows (stride 1, taps across rows). Each input row that a
   // tile reads is a stream per block of input channels: a 1x1 or strided conv's two rows
-  // read twice as many streams as one, which, with the input coming from memory, the
-  // prefetchers did not keep up with (AVX2, kernel_bench --cold: ResNet-50's 1x1 256 -> 64
-  // on 56x56 1.9 -> 2.7 ms, ResNet's 3x3/2 64 -> 128 1.5 -> 2.0 ms in 2 x 3 tiles).
+  // read twice as many streams as one, more than the hardware prefetchers keep up with when
+  // the input comes from memory.
   const int64_t kernel_rows = depthwise ? 1 : conv->extent(conv->reduce_axis(1));
   const bool rows_share_input = kernel_rows > 1 && data->shape()[2] - kernel_rows + 1 == height;
   const ConvTile tile = bands || streams_rule || !rows_share_input
@@ -371,13 +367,9 @@ absl::Status ScheduleBlockedConv(const StrategyContext& ctx, Stage* o, Stage* co
   // rows): tiles along bands of rows (`ScheduleBandedConv`).
   const int64_t map_tile = std::clamp<int64_t>(budget / vectors, 1, 8);
   // Only with a reduction of 12 blocks of input channels x taps or more: with fewer, the
-  // band's own epilogue pass and accumulator stores weigh against it. AVX2, kernel_bench:
-  // 1x1s from 2-7 blocks 3-23 % slower, from 8-9 even (8 cold: 10 % slower), from 12-60
-  // blocks 1-14 % faster (ResNet-50's 1x1 256 -> 64 on 56x56 1.23 -> 1.18 ms, 1.66 -> 1.43
-  // cold); strided convs 3-5 % faster (3x3/2 128 on 56x56 2.93 -> 2.84 ms). A conv with taps
-  // across rows takes bands only where its two-row tile computes more than 5 % of its
-  // pixels twice (3x3 128 on 28x28 in 2 x 3 tiles: 2.78 -> 2.66 ms; on 56x56, 2 % twice:
-  // 2.67 -> 2.84 ms in bands).
+  // band's own epilogue pass and accumulator stores weigh against the fuller tile. A conv
+  // with taps across rows takes bands only where its two-row tile computes more than 5 % of
+  // its pixels twice (3x3 on 28x28 in 2 x 3 tiles; not on 56x56, 2 % twice).
   const int64_t kernel_cols = depthwise ? 1 : conv->extent(conv->reduce_axis(2));
   const double recomputed =
       static_cast<double>(RoundUp(height, tile.rows) * RoundUp(width, tile.pixels)) /
@@ -411,9 +403,8 @@ absl::Status ScheduleBlockedConv(const StrategyContext& ctx, Stage* o, Stage* co
                                        plan.map_tile, rules.chunk_bytes, plan.scope);
   }
   // Rows outer with more weights than half of L2: the channel blocks go in groups whose
-  // weights fit there, each group's rows split among the threads; else every row read all
-  // the weights from L3 again. (ResNet-50's 1x1 512 -> 1024 on 28x28, 2 MB of weights, AVX2:
-  // 4.0 -> 2.6 ms with groups of 512 KB, 3.0 -> 2.6 ms for its strided 1x1 256 -> 512.)
+  // weights fit there (L2WeightBytes), each group's rows split among the threads; else every
+  // row reads all the weights from L3 again.
   int64_t group = o->extent(c.first);
   if (rows_outer) {
     const int64_t iter_bytes = Elements(weight->shape()) * 4 / o->extent(c.first);
@@ -429,8 +420,7 @@ absl::Status ScheduleBlockedConv(const StrategyContext& ctx, Stage* o, Stage* co
   // small: the rows still go to the threads, in thread bands outside the channel blocks.
   // The pool gives each thread an even share of the parallel loop, so with an even number
   // of bands each thread writes the rows that the layer after it, splitting rows, reads; with
-  // channel blocks outermost each read half of its rows from the other core's cache
-  // (ResNet-50's 1x1 256 -> 64 on 56x56 after a channels-outer 1x1: 1.27x at 2 threads).
+  // channel blocks outermost each reads half of its rows from the other core's cache.
   std::optional<Loop> thread_bands;
   if (!rows_outer && rows_outer_rule) {
     const int64_t count = ThreadBands(o->extent(h.first));

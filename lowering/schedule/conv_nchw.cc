@@ -49,10 +49,9 @@ int64_t ConvStride(const Stage& conv, const ConvShape& shape) {
 //     for h.i, c.i unrolled, w.i vectorized:  out = epilogue(acc)
 //
 // Per reduction step: hb x vw/lanes vector loads of the input and cb broadcast weights feed
-// cb x hb x vw/lanes multiply-adds; 4 x 2 x 2 (16 accumulators, 8 loads) measured best at
-// stride 1 (the detector's 96 -> 24 3x3 on 160x160: 173 -> 186-198 GFLOP/s over 4 x 2 x 1).
-// With a stride each input vector costs two loads and a shuffle, which 8 channels x 1 row
-// amortize better.
+// cb x hb x vw/lanes multiply-adds; at stride 1 the rule is 4 x 2 x 2 (16 accumulators, 8
+// loads: 4 x 2 x 1 left the FMA pipes short of independent chains). With a stride each input
+// vector costs two loads and a shuffle, which 8 channels x 1 row amortize better.
 absl::Status ScheduleConvOutput(const StrategyContext& ctx, Stage* o, Stage* conv,
                                 const ConvShape& shape) {
   const int64_t lanes = Lanes(*o, ctx.target);

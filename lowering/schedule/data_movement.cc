@@ -22,11 +22,10 @@ using tir::PrimExpr;
 // fused from them gives each thread a share of the rows whatever the channels. A blocked
 // [N, C/b, H, W, b] result takes the rows in thread bands, h -> (h.o, h.i) with ThreadBands(h)
 // bands, ordered h.o, c, h.i: a band's rows of one block of channels come in turn, where rows
-// outside every block made each step read a row of every plane of a plain NCHW input (the
-// detector's concatenation of 4 x 24 planes into blocks: 0.92 ms at 1 thread in bands, 1.25
-// with rows outside). A plain NCHW result takes its rows outside every channel: a row of its
-// blocked input, read once per channel, stays in L1 (the detector's NCHW24c -> NCHW transform:
-// 0.22 ms, 0.52 in bands). Odd row counts too. Returns the loops in their new order.
+// outside every block make each step read a row of every plane of a plain NCHW input, a stream
+// per plane. A plain NCHW result takes its rows outside every channel: a row of its blocked
+// input, read once per channel, stays in L1. Odd row counts too. Returns the loops in their
+// new order.
 absl::StatusOr<std::vector<Loop>> RowsOutsideChannels(Stage* s, Loop c, Loop h) {
   const int64_t bands = ThreadBands(s->extent(h));
   if (bands == 1 || s->num_axes() != 5) {
@@ -112,8 +111,7 @@ bool LanesGather(const Stage& o, InlineExpander* expander) {
 // broadcast over the other axes) and the last axis is more than a vector but not whole
 // vectors: with the axes before it fused into the vector loop, the lanes would read it at
 // (flat index mod extent), a gather per vector; within the last axis they read it
-// contiguously, at the price of the row's last part vector (the detector's Winograd bands
-// joined with their bias on [1, 1, 160, 160, 24]: 323 -> 98 us).
+// contiguously, at the price of the row's last part vector.
 bool PeriodicLanes(const Stage& o, int64_t lanes, InlineExpander* expander) {
   const auto& axes = o.op()->axes();
   if (axes.size() < 2 || axes.back().extent < lanes || axes.back().extent % lanes == 0) {
@@ -150,13 +148,10 @@ absl::Status ComputeRowsAt(Stage* s, Stage* o, Loop at) {
 //     for ci:  for w.i vectorized:  tile[ci, w.i] = concatenation[n, c*b + ci, h, w]
 //     for w.i:  for ci vectorized:  out[n, c, h, w, ci] = tile[ci, w.i]
 //
-// (The detector's 4 x 24 channels -> NCHW16c: 12.4 ms gathering along channels.)
-//
 // A value whose every read is contiguous along the block's channels (an op on a blocked map
 // that went through NCHW and back: the detector's bilinear 2x resize of 96 channels, whose
 // two layout changes cancel) runs the block's channels as the vector lanes instead, a pixel
-// at a time: along the pixels, each lane loaded and stored 16 floats from its neighbour
-// (4.5 -> 0.3 ms).
+// at a time: along the pixels, each lane would load and store 16 floats from its neighbour.
 absl::Status ScheduleToChannelBlocks(const StrategyContext& ctx, Stage* o) {
   const int64_t lanes = Lanes(*o, ctx.target);
   Stage* in = ctx.schedule[o->op()->inputs()[0]];
@@ -205,8 +200,8 @@ absl::Status ScheduleChannelBlockTransform(Stage* o, const Target& target) {
   ASSIGN_OR_RETURN(Loop hw, o->Fuse(o->axis(2), o->axis(3)));
   ASSIGN_OR_RETURN(auto s, o->Split(hw, strip));
   // Strips outside channel blocks: the threads split the map by pixels, as the convs around
-  // them split it by rows, so each reads what it wrote (a split by channels made the
-  // transforms in MobileNetV2 slower with 2 threads than with 1).
+  // them split it by rows, so each reads what it wrote, from its own core's cache (split by
+  // channels, each thread reads half its input from the other core).
   Loop n = o->axis(0), co, ci;
   if (to_blocked) {
     co = o->axis(1);

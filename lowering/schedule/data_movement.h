@@ -16,10 +16,9 @@ namespace relay::schedule {
 
 // A conv's padded (topi's PadConstant under the conv's tag) or subsampled (strided 1x1) input:
 // materialized once, before the conv. Winograd's input transform pads too, but its padding is
-// inlined: the transform reads each input element a few times (alpha^2 / m^2), and reading it in
-// place with bounds tests beats a padding pass over the whole input in a buffer of its own
-// with a parallel loop of its own (ResNet-18's transform on 14x14 x 256: 26.7 -> 15.7 us at 1
-// thread, 24.5 -> 10.0 us at 2, kernel_bench, warm).
+// inlined: the transform reads each input element a few times (alpha^2 / m^2), from L1 or L2,
+// and reading it in place with bounds tests costs less than a padding pass that writes and
+// reads the whole input once more, in a buffer of its own, with a parallel loop of its own.
 bool IsConvPad(const Stage& s);
 // A pool's padded input (topi's PadConstant under a pool's tag).
 bool IsPoolPad(const Stage& s);
@@ -55,8 +54,7 @@ bool IsConcatenationIntoBlocks(const Schedule& schedule, const Target& target, c
 // would gather once fused with the axes before: a transpose's strided read, LanesGather, or a
 // per-channel read of a last axis that is not whole vectors, PeriodicLanes), the vector loop
 // stays within the last axis when it holds a vector: fused with the next axis, each lane's
-// index took a division and a remainder (the recognizer's [1, 40, 192] -> [6, 32, 40] heads:
-// 14.5 -> 1.7 us).
+// index takes a division and a remainder, which cost more than the copy itself.
 absl::Status ScheduleInjective(Stage* s, const Target& target, Knobs* knobs,
                                bool rows_first = false, bool within_last_axis = false);
 
@@ -66,29 +64,27 @@ absl::Status ScheduleInjective(Stage* s, const Target& target, Knobs* knobs,
 absl::Status ScheduleDataMovement(const StrategyContext& ctx, Stage* o);
 
 // Note on pool padding. Inlined into the pool, the padding is a select per tap around a
-// clamped read, which is no longer affine in the vector lanes: a gather per tap (max_pool2d
-// 3x3/2 on ResNet's 64x112x112 map took 3 ms, 4 % of the memory bandwidth). Materialized
-// whole, it is one more pass over the map. It is computed instead at the output's parallel
+// clamped read, which is no longer affine in the vector lanes: a gather per tap, one element
+// a cycle, a small fraction of what the memory delivers. Materialized whole, it is one more
+// pass over the map. It is computed instead at the output's parallel
 // loop (one channel plane, or a few rows of it, in a local buffer that stays in L2), and the
 // pool's taps then read it with plain strided vector loads.
 //
 // A blocked pool (NCHW16c) pads no axis of its vectors: its select per tap is uniform across
 // the lanes, a blend after one contiguous vector load, so the padding is inlined and the taps
-// read the map in place (ResNet's max_pool2d 3x3/2 on 4x112x112x16: 0.22 -> 0.14 ms, 1
-// thread).
+// read the map in place, without the pass over the map.
 absl::Status SchedulePoolPad(const Schedule& schedule, Stage* pad);
 
 // A convolution's padding, materialized: one padded row per iteration of the parallel loop,
 // the row vectorized whole (code generation specializes its border and interior vectors, so
 // the interior copies the input row without selects). A map's rows (n, c, h, w[, cb]) run
 // outside its channels: each thread pads the rows that it, splitting the layer before by
-// rows, most likely wrote, and that the conv after it, splitting by rows too, reads (fused
-// in (n, c, h) order the threads split the channels, and half of each side's data crossed
-// cores: ResNet-18 with 2 threads 24.4 -> 24.0 ms).
+// rows, most likely wrote, and that the conv after it, splitting by rows too, reads, from its
+// own core's cache (fused in (n, c, h) order the threads split the channels, and half of each
+// side's data crossed cores).
 //
 // A blocked map's row is (w, cb), vectorized as one loop: vectorized along cb alone, every
-// vector was a pixel of its own with a select and the index arithmetic of the fused loops
-// (ResNet-18's 3x3 64 on 56x56 spent 5 % of its time padding).
+// vector was a pixel of its own with a select and the index arithmetic of the fused loops.
 absl::Status SchedulePad(Stage* pad);
 
 // The conv's padded input, when it has one, computed at `o`'s loop `at` (a row of tiles): the

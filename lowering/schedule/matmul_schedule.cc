@@ -65,12 +65,10 @@ absl::StatusOr<bool> ScheduleMatmul(const StrategyContext& ctx, Stage* o, Stage*
     if (mr * (n_mode ? (nr + lanes - 1) / lanes : nr) <= accumulators) columns.push_back(nr);
   }
   // (A matrix-vector product, m = 1, streams the weights from memory: 8 of their rows at a
-  // time, 8 streams for the prefetchers and 8 independent accumulators. ResNet-50's fc, 2048
-  // -> 1000 under AVX2, kernel_bench --cold: 0.44 -> 0.28 ms against 2 rows.)
+  // time, 8 streams for the hardware prefetchers and 8 independent accumulators.)
   // Four vectors of columns where the registers hold 4 x mr accumulators (AVX-512: 6 x 4 of
   // 28), else two: each broadcast of A feeds 4 multiply-adds, and B is read 4 vectors of a
-  // row at a time (AVX-512, interleaved A/B of the models' bench binaries, 1 thread:
-  // bert_tiny 0.92x the time, ResNet-18 0.97x, with its Winograd products; the others even).
+  // row at a time.
   const int64_t n_vectors = mr * 4 <= accumulators ? 4 : 2;
   ASSIGN_OR_RETURN(const int64_t nr,
                    ctx.knobs.Choose(scope, "tile_columns", columns,
@@ -106,7 +104,7 @@ absl::StatusOr<bool> ScheduleMatmul(const StrategyContext& ctx, Stage* o, Stage*
     // row) half of both buffers crossed between the cores. Inside the band, one batch's B
     // serves the band's row tiles from L1. Not with more columns than rows: each thread would
     // read every batch's B, the larger operand (ResNet-18's [16, 54, 256] x [16, 256, 256]
-    // products at 2 threads: 0.41 -> 0.60 ms).
+    // products).
     // An odd count of row tiles: the second band shifts back one tile, computed by both
     // threads into their own register tiles, the same values stored twice (no guard in the
     // loop); only where the anchor accumulates in the output, a guard.

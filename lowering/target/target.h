@@ -20,9 +20,9 @@ namespace relay {
 
 // Facts about a CPU core and its memory, each the figure of the hardware it names. The x86-64
 // rows give the machine class the default schedules are written for: a current server core
-// (the schedules were calibrated on an AMD EPYC, Zen 5; docs/cpu-performance.md), at each
-// target's vector width. On a core whose caches or latencies differ the kernels compute the
-// same results, at another speed.
+// (the schedules were calibrated on AMD EPYC VMs, a Zen 4 running AVX2 code and a Zen 5;
+// docs/cpu-performance.md), at each target's vector width. On a core whose caches or latencies
+// differ the kernels compute the same results, at another speed.
 struct CpuFacts {
   // Vector registers the instruction set names: 16 for SSE2 (xmm0-15) and AVX2 (ymm0-15), 32
   // for AVX-512 (zmm0-31).
