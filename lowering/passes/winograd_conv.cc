@@ -5,6 +5,7 @@
 #include "lowering/passes/winograd_conv.h"
 #include "lowering/support/int_math.h"
 #include "lowering/support/status_macros.h"
+#include "lowering/target/target.h"
 
 namespace relay::passes {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 using ir::AttrValue;
 using ir::Expr;
 
-// The batch_matmul's register tile has 6 rows (lowering/schedule/strategy.cc, ScheduleMatmul):
+// The batch_matmul's register tile has 6 rows (lowering/schedule/matmul_schedule.cc):
 // tiles are padded to whole register tiles.
 constexpr int64_t kProductRows = 6;
 
@@ -129,7 +130,12 @@ int64_t WinogradBufferBytes(int64_t n, int64_t height, int64_t width, int64_t in
          (in_channels + out_channels) * 4;
 }
 
+// The memory balance of the cost model: multiply-adds per byte read from DRAM (winograd_conv.h).
+int64_t WinogradBalance() { return GenericCpuFacts().fma_per_dram_byte(); }
+
 }  // namespace
+
+int64_t WinogradBufferBudget() { return GenericCpuFacts().llc_bytes / 4; }
 
 int64_t WinogradProductRows(int64_t n, int64_t height, int64_t width, int64_t m) {
   const int64_t tiles = n * ir::ops::WinogradTiles(height, m) * ir::ops::WinogradTiles(width, m);
@@ -143,7 +149,8 @@ int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width, int64_t in_cha
   // costs, and F(m x m) what writing and reading its two buffers costs where they outgrow
   // the cache.
   const int64_t pairs = in_channels * out_channels;
-  const int64_t floor = 4 * kWinogradBalance;  // rows of a product that its weights' bytes cost
+  const int64_t balance = WinogradBalance();
+  const int64_t floor = 4 * balance;  // rows of a product that its weights' bytes cost
   const int64_t direct = 9 * pairs * std::max(n * height * width, floor);
   int64_t best = 0, best_cost = direct;
   for (int64_t m : {4, 2}) {
@@ -152,7 +159,7 @@ int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width, int64_t in_cha
     const int64_t buffer_bytes =
         WinogradBufferBytes(n, height, width, in_channels, out_channels, m);
     int64_t cost = positions * pairs * std::max(rows, floor);
-    if (buffer_bytes > kWinogradBufferBytes) cost += kWinogradBalance * buffer_bytes;
+    if (buffer_bytes > WinogradBufferBudget()) cost += balance * buffer_bytes;
     if (cost * kWinogradMinGain <= direct * 10 && cost < best_cost) {
       best = m;
       best_cost = cost;

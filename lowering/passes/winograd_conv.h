@@ -25,10 +25,11 @@
 // go to memory and back once they outgrow the cache. Per pair of channels the direct conv
 // costs 9 multiply-adds per output pixel, F(m x m) alpha^2 per tile (the tile count padded to
 // whole register tiles of the product, 6 rows); each is costed at least what streaming its
-// weights from memory costs, at kWinogradBalance multiply-adds per byte, and F(m x m) pays
-// that rate once per byte of its buffers when they are more than kWinogradBufferBytes (each
+// weights from memory costs, at the memory balance (multiply-adds per byte), and F(m x m) pays
+// that rate once per byte of its buffers when they are more than WinogradBufferBudget() (each
 // byte is written by one kernel and read by the next, but the cache keeps part of them and the
-// writes overlap the transform's arithmetic: measured below). The cheapest form wins when it
+// writes overlap the transform's arithmetic; docs/cpu-performance.md has the calibration, on
+// the detector's 96 -> 24 conv on 160x160, 28 MB of buffers). The cheapest form wins when it
 // is at least kWinogradMinGain/10 times cheaper than the direct conv. Per pair of channels,
 // buffers in cache:
 //
@@ -38,22 +39,17 @@
 //   14x14              1764    36 x 40  = 1440   16 x 54  =  864   F(2x2)
 //   7x7                 441    36 x 40          16 x 40  =  640   direct
 //
-// Calibration, the detector's 96 -> 24 conv on 160x160 (28 MB of buffers; AVX-512, Zen 5,
-// 1 thread): direct 5.5 ms, F(4x4) 3.7 ms as three kernels (input transform 1.6, product 1.8,
-// output transform 0.2), 1.49x, where the model says 1.30x. Before the transforms' unrolled
-// choices were expanded (tir/expand_unrolled.h) the three took 7.9 ms, and a model that
-// charged both passes stayed direct. Where the buffers outweigh the products saved, the conv
-// stays direct: the model puts 16 -> 16 on 320x320 (30 MB) at 4x cheaper in cache and 1.5x
-// dearer beyond it.
+// Where the buffers outweigh the products saved, the conv stays direct: the model puts 16 -> 16
+// on 320x320 (30 MB) at 4x cheaper in cache and 1.5x dearer beyond it.
 //
-// Bands. A Winograd conv whose buffers are more than kWinogradBufferBytes runs as bands of
+// Bands. A Winograd conv whose buffers are more than WinogradBufferBudget() runs as bands of
 // whole tile rows (WinogradBands), each its own three kernels, the input transform reading its
 // rows of the whole input (output_rows: no slice is copied), joined by a concatenate along the
 // rows that the conv's epilogue fuses into. The bands run one after another, so each writes
-// and reads the buffers the one before it has just freed, in cache, instead of 28 MB that went
-// to memory and back; the cost is the product's weights read once per band and one more pass
-// over the output. The detector's 160x160 conv as 4 bands of 40 rows: 3.7 -> 2.6-2.9 ms. The cost
-// model still charges unbanded buffers (the convs it sends to Winograd only get faster).
+// and reads the buffers the one before it has just freed, in cache, instead of sending all of
+// them to memory and back; the cost is the product's weights read once per band and one more pass
+// over the output. The cost model still charges unbanded buffers (the convs it sends to
+// Winograd only get faster).
 //
 // Only 3x3 stride-1 undilated convs of one group, float32, with blocked input and weights that
 // are params.
@@ -72,14 +68,20 @@
 
 namespace relay::passes {
 
-// Multiply-adds per byte read from memory (a core's FMA rate over its share of DRAM
-// bandwidth: 128 per ns over ~12 bytes per ns, AVX-512 at 1 thread on Zen 5); the buffers that
-// stay in cache between two kernels (a quarter of a 32 MB L3); and the gain over the direct
-// conv (in tenths) below which a conv stays direct (the model leaves out the transforms'
-// arithmetic, about a fifth of the products for 96 -> 24, less for more output channels).
-inline constexpr int64_t kWinogradBalance = 10;
-inline constexpr int64_t kWinogradBufferBytes = 8 << 20;
+// The cost model reads two hardware facts of the generic CPU (GenericCpuFacts(),
+// lowering/target/target.h: the pass runs at partition time, for every CPU target at once):
+// its memory balance, multiply-adds per byte read from DRAM (fma_per_dram_byte, 10), and its
+// last-level cache: the buffers between two kernels count as staying in cache while they take
+// at most a quarter of it (WinogradBufferBudget).
+//
+// The rule on top of them: the gain over the direct conv (in tenths) below which a conv stays
+// direct (the model leaves out the transforms' arithmetic, about a fifth of the products for
+// 96 -> 24, less for more output channels).
 inline constexpr int64_t kWinogradMinGain = 12;
+
+// The buffers that stay in cache between two kernels, bytes: a quarter of the generic CPU's
+// last-level cache (8 MiB of 32).
+int64_t WinogradBufferBudget();
 
 // The tile m (4 or 2) for a conv with an N x height x width output from `in_channels` to
 // `out_channels` (padded counts), or 0 for the direct conv (the note above).
@@ -92,7 +94,7 @@ int64_t WinogradTileFor(int64_t n, int64_t height, int64_t width, int64_t in_cha
 // the whole conv's buffers fit.
 std::vector<int64_t> WinogradBands(int64_t n, int64_t height, int64_t width, int64_t in_channels,
                                    int64_t out_channels, int64_t m,
-                                   int64_t band_bytes = kWinogradBufferBytes);
+                                   int64_t band_bytes = WinogradBufferBudget());
 
 // The rows of its products (tiles, padded to whole register tiles).
 int64_t WinogradProductRows(int64_t n, int64_t height, int64_t width, int64_t m);
@@ -105,7 +107,7 @@ absl::StatusOr<ir::Tensor> WinogradWeights(const ir::Tensor& oihw, int64_t m);
 // Rewrites @main (types inferred) as the note says; convs that do not qualify are kept.
 // Result types are not inferred: run InferTypes on the result. `band_bytes`: the buffers one
 // band may hold (tests band small convs with less).
-absl::StatusOr<Model> WinogradConv(const Model& model, int64_t band_bytes = kWinogradBufferBytes);
+absl::StatusOr<Model> WinogradConv(const Model& model, int64_t band_bytes = WinogradBufferBudget());
 
 }  // namespace relay::passes
 

@@ -33,11 +33,11 @@
 #include "lowering/schedule/cuda_strategy.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <vector>
 
 #include "lowering/schedule/anchors.h"
+#include "lowering/schedule/attach.h"
 #include "lowering/schedule/expand.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/tir/interval.h"
@@ -64,7 +64,12 @@ class CudaStrategy {
     for (const te::Tensor& out : schedule_.outputs()) {
       Stage* o = schedule_[out];
       if (!IsCompute(*o) || !done.insert(o).second) continue;
-      const std::vector<Stage*> attachable = Attachable(o);
+      // The non-output reductions to compute inside `o`'s thread, producers first: each read
+      // only by `o` or by reductions already chosen, one element per read (a region of one
+      // element per thread, in registers).
+      const std::vector<Stage*> consumers_first =
+          Attachable(schedule_, readers_, &expander_, o, AttachedReads::kElement);
+      const std::vector<Stage*> attachable(consumers_first.rbegin(), consumers_first.rend());
       // The output's one reduction, if it has one: itself, or the one attachable to it.
       Stage* reduction = IsReduce(*o) && attachable.empty() ? o : nullptr;
       if (!IsReduce(*o) && attachable.size() == 1) reduction = attachable[0];
@@ -459,49 +464,9 @@ class CudaStrategy {
     return bytes;
   }
 
-  // Whether every read of `r` in `reader`'s expanded body takes one element once the reader's
-  // spatial axes are fixed: each index is one of those axes or a constant.
-  bool ReadsOneElement(const Stage& reader, const te::OperationNode* r) {
-    std::set<const tir::ExprNode*> spatial;
-    for (const auto& axis : reader.op()->axes()) spatial.insert(axis.var.get());
-    bool ok = true;
-    tir::VisitExpr(expander_.Expanded(reader.op().get()), [&](const PrimExpr& x) {
-      if (x->kind() != ExprKind::kProducerRead || InlineExpander::OpOf(x).get() != r) return true;
-      for (const PrimExpr& i : x->operands()) {
-        if (i->kind() == ExprKind::kIntImm) continue;
-        if (i->kind() != ExprKind::kVar || spatial.count(i.get()) == 0) ok = false;
-      }
-      return true;
-    });
-    return ok;
-  }
-
-  // The non-output reductions to compute inside `o`'s thread, producers first: each is read
-  // only by `o` or by reductions already chosen, one element per read (a region of one element
-  // per thread, in registers).
-  std::vector<Stage*> Attachable(const Stage* o) {
-    std::set<const Stage*> chosen;
-    std::vector<Stage*> order;  // consumers first
-    const auto& stages = schedule_.stages();
-    for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
-      Stage* r = it->get();
-      if (!IsReduce(*r) || schedule_.IsOutput(r->op()) || r->attach_stage() != nullptr) continue;
-      const auto& readers = readers_[r->op().get()];
-      bool ok = !readers.empty();
-      for (const Stage* reader : readers) {
-        if (reader != o && chosen.count(reader) == 0) ok = false;
-        if (!ReadsOneElement(*reader, r->op().get())) ok = false;
-      }
-      if (!ok) continue;
-      chosen.insert(r);
-      order.push_back(r);
-    }
-    return {order.rbegin(), order.rend()};
-  }
-
   Schedule& schedule_;
   InlineExpander expander_;
-  std::map<const te::OperationNode*, std::vector<const Stage*>> readers_;  // lookups only
+  Readers readers_;  // lookups only
 };
 
 }  // namespace
