@@ -1,8 +1,9 @@
+#include "lowering/passes/winograd_conv.h"
+
 #include "lowering/ir/layout.h"
 #include "lowering/ir/ops/relation_util.h"
 #include "lowering/ir/ops/winograd.h"
 #include "lowering/passes/expr_util.h"
-#include "lowering/passes/winograd_conv.h"
 #include "lowering/support/int_math.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/target/target.h"

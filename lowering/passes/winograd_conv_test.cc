@@ -12,6 +12,7 @@
 #include "lowering/ir/type_infer.h"
 #include "lowering/passes/alter_layout.h"
 #include "lowering/passes/test_util.h"
+#include "lowering/target/target.h"
 
 namespace relay::passes {
 namespace {
@@ -105,8 +106,7 @@ def @main(%x: Tensor[(1, 16, 25, 25), float32], %w0: Tensor[(16, 16, 1, 1), floa
   EXPECT_EQ(WinogradBands(1, 25, 25, 16, 24, 4, bytes), (std::vector<int64_t>{0}));
   EXPECT_EQ(WinogradBands(1, 25, 25, 16, 24, 4, band), (std::vector<int64_t>{0, 12, 24}));
   // One byte less and a band of 3 tile rows no longer fits: 4 bands of 2.
-  EXPECT_EQ(WinogradBands(1, 25, 25, 16, 24, 4, band - 1),
-            (std::vector<int64_t>{0, 8, 16, 24}));
+  EXPECT_EQ(WinogradBands(1, 25, 25, 16, 24, 4, band - 1), (std::vector<int64_t>{0, 8, 16, 24}));
   const Model rewritten = Typed(WinogradConv(blocked, band));
   const std::string printed = ir::PrintModule(rewritten.module);
   EXPECT_EQ(Count(printed, "nn.winograd_input_transform("), 3) << printed;
@@ -168,9 +168,9 @@ TEST(WinogradConvTest, TileRuleProperties) {
         const int64_t m = WinogradTileFor(1, s, s, c, k);
         EXPECT_TRUE(m == 0 || m == 2 || m == 4) << m;
         // The weights' floor: a map of no more pixels than the rows a product's weights cost.
-        if (s * s <= 4 * kWinogradBalance) EXPECT_EQ(m, 0);
-        const bool in_cache = BufferBytes(1, s, s, c, k, 4) <= kWinogradBufferBytes &&
-                              BufferBytes(1, s, s, c, k, 2) <= kWinogradBufferBytes;
+        if (s * s <= 4 * GenericCpuFacts().fma_per_dram_byte()) EXPECT_EQ(m, 0);
+        const bool in_cache = BufferBytes(1, s, s, c, k, 4) <= WinogradBufferBudget() &&
+                              BufferBytes(1, s, s, c, k, 2) <= WinogradBufferBudget();
         if (!in_cache) continue;
         if (s >= 48) EXPECT_EQ(m, 4);
         EXPECT_GE(rank(m), rank(previous)) << "a smaller map took " << previous;
@@ -181,7 +181,7 @@ TEST(WinogradConvTest, TileRuleProperties) {
   for (int64_t s : {128, 160, 224, 320}) {
     int64_t previous = 0;
     for (int64_t c : {16, 32, 64, 128, 256, 512}) {
-      if (BufferBytes(1, s, s, c, c, 4) <= kWinogradBufferBytes) continue;
+      if (BufferBytes(1, s, s, c, c, 4) <= WinogradBufferBudget()) continue;
       const int64_t m = WinogradTileFor(1, s, s, c, c);
       if (previous != 0) EXPECT_NE(m, 0) << c << " channels on " << s << "x" << s;
       previous = m;

@@ -1,11 +1,6 @@
 #include "lowering/schedule/blocked_conv.h"
 
-#include <algorithm>
-#include <optional>
-#include <string>
-#include <utility>
-#include <vector>
-
+#include "lowering/ir/type.h"
 #include "lowering/schedule/data_movement.h"
 #include "lowering/schedule/strategy_util.h"
 #include "lowering/support/status_macros.h"
@@ -345,7 +340,8 @@ absl::Status ScheduleBlockedConv(const StrategyContext& ctx, Stage* o, Stage* co
   // 512-channel 3x3 convs on 7x7 maps: 9 MB of weights, streamed once instead of per row).
   const te::Tensor& data = conv->op()->inputs()[0];
   const te::Tensor& weight = conv->op()->inputs()[1];
-  const bool rows_outer_rule = Elements(weight->shape()) <= 4 * Elements(data->shape());
+  const bool rows_outer_rule =
+      ir::NumElements(weight->shape()) <= 4 * ir::NumElements(data->shape());
   // Small maps stream their weights, whichever is larger: the map a tile of channels
   // accumulates and a chunk of weights share L1, so the map may take half of it (14x14 maps
   // and less with 32 KiB; a 28x28 map takes 50 KB), and the tiles run along the whole map (no
@@ -407,7 +403,7 @@ absl::Status ScheduleBlockedConv(const StrategyContext& ctx, Stage* o, Stage* co
   // row reads all the weights from L3 again.
   int64_t group = o->extent(c.first);
   if (rows_outer) {
-    const int64_t iter_bytes = Elements(weight->shape()) * 4 / o->extent(c.first);
+    const int64_t iter_bytes = ir::NumElements(weight->shape()) * 4 / o->extent(c.first);
     group = DivisorAtMost(group, std::max<int64_t>(1, L2WeightBytes(cpu) / iter_bytes));
   }
   std::optional<Loop> groups;

@@ -24,12 +24,7 @@
 // non-elementwise index) stay root nests in local buffers, tiled as anchors.
 #include "lowering/schedule/strategy.h"
 
-#include <algorithm>
-#include <cstdint>
-#include <map>
-#include <set>
-#include <vector>
-
+#include "lowering/ir/type.h"
 #include "lowering/schedule/anchors.h"
 #include "lowering/schedule/attach.h"
 #include "lowering/schedule/blocked_conv.h"
@@ -95,7 +90,7 @@ bool CallsMathFunctions(const PrimExpr& body) {
 
 // Multiply-adds (or other reduction steps) of a reduction stage: its elements x its reduction.
 int64_t ReductionWork(const Stage& r) {
-  int64_t work = Elements(r.op()->shape());
+  int64_t work = ir::NumElements(r.op()->shape());
   for (int i = 0; i < r.num_reduce_axes(); ++i) work *= r.extent(r.reduce_axis(i));
   return work;
 }
@@ -263,7 +258,7 @@ class DefaultStrategy {
     bool rows_first = RowsFirst(ctx_.schedule, *o);
     for (Stage* r : attach) {
       if (!rows_first || DependentAxes(*o, body, r->op().get()).count(2) != 0) continue;
-      if (ReductionWork(*r) * kRootReductionShare > Elements(o->op()->shape())) {
+      if (ReductionWork(*r) * kRootReductionShare > ir::NumElements(o->op()->shape())) {
         rows_first = false;
       } else {
         at_root.insert(r);

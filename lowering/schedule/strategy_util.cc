@@ -73,12 +73,6 @@ int64_t ThreadBands(int64_t rows) {
   return 1;
 }
 
-int64_t Elements(const ir::Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 int64_t RoundUp(int64_t n, int64_t f) { return (n + f - 1) / f * f; }
 
 int64_t DivisorAtMost(int64_t n, int64_t limit) {

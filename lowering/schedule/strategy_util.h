@@ -41,9 +41,6 @@ absl::StatusOr<Loop> FuseAll(Stage* s, const std::vector<Loop>& loops, size_t en
 // An even count lets two threads' even shares of a loop over bands x ... end at a band's edge.
 int64_t ThreadBands(int64_t rows);
 
-// The elements of a tensor of `shape`.
-int64_t Elements(const ir::Shape& shape);
-
 // `n` rounded up to a multiple of `f`.
 int64_t RoundUp(int64_t n, int64_t f);
 
