@@ -19,18 +19,18 @@ namespace {
 // times with sched_yield between checks, so that on an oversubscribed machine the thread we wait
 // for gets the core instead of us burning it.
 //
-// The pause phase lasts kPauseSpinTime when every thread of the pool has a CPU of its own
-// (threads <= AvailableCpus()), else kPauseSpins checks. A check after a sched_yield comes a
-// system call later, over 1 us under a paravirtualized kernel (this VM: 1.1-1.2 us, `bazel run
-// -c opt //bench:crosscore`), so a thread that had moved on to yielding saw a new loop, or the
-// end of the other thread's part, up to a microsecond late, twice per fork/join. Pausing for 10
-// us instead (2 threads, interleaved A/B of the bench binaries, time after / before: MLP 0.79x,
-// bert_tiny 0.944x, MobileNetV2 0.960x, ResNet-18 0.999x; 35 and 140 us gained no more). With
-// more threads than CPUs the thread we wait for may need our CPU: 35 us of pauses made 4
-// threads on 2 CPUs 2.8-4.6x slower (pausing only, 10x), so such a pool keeps 64 pauses. (4096
-// yields rather than 256 keep a worker awake across the gaps between a model's kernels, which
-// are longer than 256 yields when one thread's part of a loop ends well before the other's:
-// MobileNetV2, 2 threads, 5.2 -> 4.6 ms.)
+// The rules behind the lengths (the measurements that set them: docs/cpu-performance.md, "The
+// runtime"):
+// - When every thread of the pool has a CPU of its own (threads <= AvailableCpus()), the pause
+//   phase lasts kPauseSpinTime, longer than the gap between two loops of a kernel: a check after
+//   a sched_yield comes a system call later (over a microsecond under a paravirtualized kernel),
+//   so a thread that had moved on to yielding would see a new loop, or the end of the other
+//   thread's part, that much late, twice per fork/join.
+// - With more threads than CPUs the thread we wait for may need our CPU: the pause phase is
+//   kPauseSpins checks, and the yields give the CPU away.
+// - kYieldSpins keeps a worker awake across the gaps between a model's kernels, which are
+//   longer than a few hundred yields when one thread's part of a loop ends well before the
+//   other's.
 constexpr std::chrono::microseconds kPauseSpinTime{10};
 constexpr int kPauseSpins = 64;
 constexpr int kYieldSpins = 4096;
@@ -207,9 +207,9 @@ namespace {
 
 // Starts the calling worker on another CPU than `avoid` (the one its creator ran on), then lets
 // the scheduler place it freely again. A new thread starts on its creator's CPU, and a worker
-// that spins between loops stayed there beside the caller for up to a second before the load
-// balancer moved it (2 threads, MobileNetV2 / the MLP: whole runs at the speed of one thread,
-// or slower). Nothing is pinned: the affinity is the process's own once the worker has moved.
+// that spins between loops can stay there beside the caller until the load balancer moves it
+// (up to a second: whole runs at the speed of one thread; docs/cpu-performance.md). Nothing is
+// pinned: the affinity is the process's own once the worker has moved.
 void MoveOffCpu(int avoid, int index) {
   cpu_set_t allowed;
   if (avoid < 0 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return;

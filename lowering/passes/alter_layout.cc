@@ -55,11 +55,11 @@ bool IsLayoutAgnostic(const ir::OpDef& op) {
 }
 
 // 24 and 40 channels: one block of all of them. They are three and five AVX2 vectors, six and
-// ten SSE vectors, where padding to 32 and 48 would cost a third and a fifth more multiply-adds
-// (AVX2, the detector's 3x3 96 -> 24 convs on 160x160: 17.3 -> 13.0 ms; its 1x1 24 -> 40 on
-// 160x160 1.12 -> 0.62 ms), and 1.5 and 2.5 AVX-512 vectors, which LLVM splits into whole
-// and half vectors: as many multiply-adds as the padded blocks, and a quarter (a sixth) less
-// memory. Wider blocks would leave fewer than two pixels to a register tile.
+// ten SSE vectors, where padding to 32 and 48 would cost a third and a fifth more multiply-adds,
+// and 1.5 and 2.5 AVX-512 vectors, which LLVM splits into whole and half vectors: as many
+// multiply-adds as the padded blocks, and a quarter (a sixth) less memory. Wider blocks would
+// leave fewer than two pixels to a register tile (docs/cpu-performance.md, "Measurements behind
+// the rules").
 bool IsWholeBlock(int64_t channels) {
   return channels % 16 == 8 && channels >= 24 && channels <= 40;
 }

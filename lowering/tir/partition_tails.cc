@@ -125,7 +125,7 @@ class SplitFinder {
   // inlined padding, select((w*2 + rx) >= 1, x[..., max(w*2 + rx - 1, 0), ...], -inf), tests
   // every lane of every tap, though only the first column fails. Split off the iterations
   // where a comparison can go either way (a head or a tail, like a clamp), the rest simplify
-  // to plain loads (ResNet-18's 3x3/2 max pool, AVX-512: 0.17 -> 0.10 ms).
+  // to plain loads (docs/cpu-performance.md has the max pool this was measured on).
   void ConsiderSelectsIn(const PrimExpr& e) {
     VisitExpr(e, [&](const PrimExpr& x) {
       if (x->kind() != ExprKind::kSelect) return true;

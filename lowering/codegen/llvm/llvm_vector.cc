@@ -104,9 +104,9 @@ bool LlvmEmitter::VectorizableExpr(const PrimExpr& e, const ExprNode* var) const
 // variable), between values that both read memory: a branch, so that only the chosen value's
 // loads run. (A concatenation laid out in blocks picks one of its parts per channel, in a
 // vector of pixels: as a vector select it loaded every part for every vector, 4 loads where 1
-// is used: the detector's 4 x 24 -> NCHW16c, 1.91 -> 1.08 ms. A padding's select of a load or
-// a constant stays a vector select: as a branch, depthwise convs padding their bands ran 4 %
-// slower.)
+// is used. A padding's select of a load or a constant stays a vector select: as a branch it
+// puts a branch per vector in a depthwise conv's hottest loop. docs/cpu-performance.md,
+// "Measurements behind the rules".)
 absl::StatusOr<llvm::Value*> LlvmEmitter::EmitUniformSelect(const PrimExpr& e, const ExprNode* var,
                                                             llvm::Value* start, int width) {
   const auto& ops = e->operands();

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lowering/frontend/onnx/tensor_proto.h"
+#include "lowering/ir/type.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 
@@ -15,12 +16,6 @@ namespace {
 // Initializers up to this many elements keep their data: Reshape's shape, Slice's starts and the
 // like, which shape inference reads through data propagation.
 constexpr int64_t kKeepDataElements = 4096;
-
-int64_t NumElements(const ::onnx::TensorProto& t) {
-  int64_t n = 1;
-  for (int64_t d : t.dims()) n *= d;
-  return n;
-}
 
 // The graph, its initializers' large data left out; graph inputs get the import's shapes, graph
 // outputs lose their declared types.
@@ -41,7 +36,7 @@ int64_t NumElements(const ::onnx::TensorProto& t) {
   }
   for (const ::onnx::TensorProto& init : graph.initializer()) {
     ::onnx::TensorProto* t = g->add_initializer();
-    if (NumElements(init) <= kKeepDataElements) {
+    if (ir::NumElements(ir::Shape(init.dims().begin(), init.dims().end())) <= kKeepDataElements) {
       *t = init;
       continue;
     }

@@ -149,8 +149,7 @@ void RegisterWinogradOps(OpRegistry* registry) {
   // Out-elemwise-fusable, as the conv it ends: the conv's epilogue (bias, activation, residual
   // add) fuses into it, and nothing injective does. A layout change or a resize that read it
   // inside one kernel would compute each output tile for every pixel that reads it, with its
-  // tile positions no longer unrolled (the detector's 96 -> 24 3x3 conv on 160x160 with its
-  // change back to NCHW: 5.4 ms in one kernel).
+  // tile positions no longer unrolled (docs/cpu-performance.md, "Winograd convolutions").
   registry->Register({"nn.winograd_output_transform",
                       {"data"},
                       {IntAttr("tile_size", 4), RequiredAttr("output_size", AttrKind::kInts),
