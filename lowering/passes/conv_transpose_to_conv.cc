@@ -1,5 +1,13 @@
 #include "lowering/passes/conv_transpose_to_conv.h"
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
 #include "lowering/ir/ops/relation_util.h"
 #include "lowering/passes/expr_util.h"
 #include "lowering/support/int_math.h"

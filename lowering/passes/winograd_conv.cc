@@ -1,5 +1,12 @@
 #include "lowering/passes/winograd_conv.h"
 
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "lowering/ir/layout.h"
 #include "lowering/ir/ops/relation_util.h"
 #include "lowering/ir/ops/winograd.h"

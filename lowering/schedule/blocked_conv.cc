@@ -1,5 +1,11 @@
 #include "lowering/schedule/blocked_conv.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "lowering/ir/type.h"
 #include "lowering/schedule/data_movement.h"
 #include "lowering/schedule/strategy_util.h"

@@ -24,6 +24,12 @@
 // non-elementwise index) stay root nests in local buffers, tiled as anchors.
 #include "lowering/schedule/strategy.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
+
 #include "lowering/ir/type.h"
 #include "lowering/schedule/anchors.h"
 #include "lowering/schedule/attach.h"

@@ -236,7 +236,7 @@ Tensor PadConstant(const Tensor& t, const std::vector<int64_t>& before, const ir
         PrimExpr value = Get(t, index);
         return cond == nullptr ? value : tir::MakeSelect(cond, value, fill);
       },
-      tag, OpPattern::kInjective);
+      tag, ir::OpPattern::kInjective);
 }
 
 Tensor PadPlanes(const Tensor& t, int64_t top, int64_t left, int64_t height, int64_t width,

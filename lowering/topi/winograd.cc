@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "lowering/ir/ops/relation_util.h"
+#include "lowering/support/check.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/topi/util.h"
 

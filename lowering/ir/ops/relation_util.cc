@@ -1,5 +1,11 @@
 #include "lowering/ir/ops/relation_util.h"
 
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "lowering/ir/layout.h"
 #include "lowering/support/int_math.h"
 #include "lowering/support/status_macros.h"
