@@ -17,8 +17,9 @@
 #   itest_end                        # prints "RESULT <test>: N passed, M failed, K skipped";
 #                                    # exit status
 #
-# Tools: RELAYC, MODELGEN and EXECLOG name prebuilt binaries (run_all.sh builds them once and
-# exports them); when unset, itest_begin builds them in the outer workspace.
+# Tools: RELAYC, MODELGEN and EXECLOG (and REPORT, for cache_lib.sh) name prebuilt binaries
+# (run_all.sh builds them once and exports them); when unset, the tests build them in the outer
+# workspace.
 set -euo pipefail
 
 ITEST_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -150,17 +151,19 @@ itest_tools() {
 # as `bazel test //...` does) and copies them into DIR. Exits the script if that fails.
 itest_build_tools() {
   local out="$1/build.log"
-  echo "building relayc, modelgen and execlog in $REPO"
+  echo "building relayc, modelgen, execlog and report in $REPO"
   if ! (cd "$REPO" && bazel build --color=no --curses=no --noshow_progress \
-    //lowering/tools:relayc //models/gen:modelgen //tests/integration:execlog) >"$out" 2>&1; then
+    //lowering/tools:relayc //models/gen:modelgen //tests/integration:execlog //cache:report) \
+    >"$out" 2>&1; then
     echo "FAIL: cannot build the tools the integration tests use:"
     grep -E "ERROR|error" "$out" | head -n 20 | sed 's/^/    /'
     exit 1
   fi
   local bin
   bin="$(cd "$REPO" && bazel info bazel-bin 2>/dev/null)"
-  cp "$bin/lowering/tools/relayc" "$bin/models/gen/modelgen" "$bin/tests/integration/execlog" "$1/"
-  chmod 755 "$1/relayc" "$1/modelgen" "$1/execlog"
+  cp "$bin/lowering/tools/relayc" "$bin/models/gen/modelgen" "$bin/tests/integration/execlog" \
+    "$bin/cache/report" "$1/"
+  chmod 755 "$1/relayc" "$1/modelgen" "$1/execlog" "$1/report"
 }
 
 itest_begin() {

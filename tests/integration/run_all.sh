@@ -10,7 +10,8 @@
 # Ends with "integration: N passed, M failed, K skipped": N and M count test scripts, K the
 # checks they skipped (lib.sh's skip: a "SKIPPED: reason" line each, listed here as "SKIPPED
 # <test>: reason"); a script that skipped every check counts as skipped, not passed. Exit
-# status 0 when none failed. ITEST_KEEP=1 keeps each test's folder for a post-mortem.
+# status 0 when none failed. ITEST_JOBS=N runs N tests at a time (default 2), each test's output
+# printed whole when it ends. ITEST_KEEP=1 keeps each test's folder for a post-mortem.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -26,7 +27,8 @@ if ! (ITEST_NAME=run_all source "$here/lib.sh" && itest_build_tools "$tools"); t
   exit 1
 fi
 # shellcheck disable=SC2031  # the subshell above sets them for lib.sh only; these are the ones
-export RELAYC="$tools/relayc" MODELGEN="$tools/modelgen" EXECLOG="$tools/execlog"
+export RELAYC="$tools/relayc" MODELGEN="$tools/modelgen" EXECLOG="$tools/execlog" \
+  REPORT="$tools/report"
 
 tests=()
 if (($# > 0)); then
@@ -41,36 +43,67 @@ else
   done
 fi
 
+# Tests that compile relayc (h_*) first: the longest start first, so the last to end is short.
+ordered=()
+for t in "${tests[@]}"; do [[ "$t" == h_* ]] && ordered+=("$t"); done
+for t in "${tests[@]}"; do [[ "$t" != h_* ]] && ordered+=("$t"); done
+
 passed=0
 failed=0
 skipped=0
 failures=()
 skips=()
-start_all=$SECONDS
-for t in "${tests[@]}"; do
-  name="${t%.sh}"
-  start=$SECONDS
-  # A hung build must not hang CI: 20 minutes for the test that may compile relayc, else 10.
-  limit=600
-  [[ "$name" == h_* ]] && limit=1200
-  timeout --kill-after=30 "$limit" bash "$here/$t" 2>&1 | tee "$logs/$name.log"
-  rc=${PIPESTATUS[0]}
+
+# Counts and prints one finished test: its log (held back while it ran beside others), the
+# skips it reported, its verdict.
+report_test() {
+  local name="$1" rc="$2" secs="$3" limit="$4" these
+  cat "$logs/$name.log"
   these="$(grep -c '^SKIPPED: ' "$logs/$name.log" || true)"
   skipped=$((skipped + these))
   while IFS= read -r line; do
     skips+=("SKIPPED $name: ${line#SKIPPED: }")
   done < <(grep '^SKIPPED: ' "$logs/$name.log" || true)
   if ((rc == 0)) && ((these > 0)) && ! grep -q '^PASS: ' "$logs/$name.log"; then
-    echo "== $name: SKIPPED (every check) in $((SECONDS - start)) s"
+    echo "== $name: SKIPPED (every check) in $secs s"
   elif ((rc == 0)); then
     passed=$((passed + 1))
-    echo "== $name: PASSED in $((SECONDS - start)) s"
+    echo "== $name: PASSED in $secs s"
   else
     failed=$((failed + 1))
     failures+=("$name")
     ((rc == 124)) && echo "== $name: timed out after $limit s"
-    echo "== $name: FAILED in $((SECONDS - start)) s"
+    echo "== $name: FAILED in $secs s"
   fi
+}
+
+# ITEST_JOBS tests at a time (default 2). Each test's Bazel server spends much of its time
+# starting, analysing and waiting on its sandboxes rather than compiling, so two overlap well
+# on two cores; each has its own workspace, output base, disk cache and cache server port.
+jobs="${ITEST_JOBS:-2}"
+declare -A pid_name=() pid_start=() pid_limit=()
+start_all=$SECONDS
+next=0
+while ((next < ${#ordered[@]})) || ((${#pid_name[@]} > 0)); do
+  while ((next < ${#ordered[@]})) && ((${#pid_name[@]} < jobs)); do
+    t="${ordered[next]}"
+    next=$((next + 1))
+    name="${t%.sh}"
+    # A hung build must not hang CI: 20 minutes for the test that may compile relayc, else 10.
+    limit=600
+    [[ "$name" == h_* ]] && limit=1200
+    timeout --kill-after=30 "$limit" bash "$here/$t" >"$logs/$name.log" 2>&1 &
+    pid_name[$!]="$name"
+    pid_start[$!]=$SECONDS
+    pid_limit[$!]=$limit
+    echo "== started $name"
+  done
+  done_pid=""
+  wait -n -p done_pid "${!pid_name[@]}"
+  rc=$?
+  report_test "${pid_name[$done_pid]}" "$rc" "$((SECONDS - pid_start[$done_pid]))" \
+    "${pid_limit[$done_pid]}"
+  unset "pid_name[$done_pid]" "pid_start[$done_pid]" "pid_limit[$done_pid]"
 done
 
 echo
