@@ -17,7 +17,8 @@ ABSL_FLAG(int64_t, num_classes, 1000, "classifier outputs");
 ABSL_FLAG(int64_t, seq_len, 128, "bert_tiny sequence length");
 ABSL_FLAG(int64_t, width_divisor, 1, "divide every channel count by this (small variants)");
 ABSL_FLAG(uint64_t, seed, 1, "weight seed");
-ABSL_FLAG(bool, dynamic_inputs, false, "leave every input dimension open (dim_param)");
+ABSL_FLAG(bool, dynamic_inputs, false,
+          "open the batch (and image sizes) as exporters do; see ZooOptions");
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);

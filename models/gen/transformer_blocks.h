@@ -16,12 +16,15 @@ namespace relay::models {
 class Transformer {
  public:
   // For sequences of `seq` tokens of `hidden` features split into `heads` heads. Adds the
-  // shapes and the attention scale the layers share.
-  Transformer(GraphBuilder* b, int64_t seq, int64_t hidden, int64_t heads)
+  // shapes and the attention scale the layers share. With `open_sizes`, the reshapes copy the
+  // batch (0) and infer the sequence (-1) instead of naming 1 and seq, so any batch and length
+  // pass.
+  Transformer(GraphBuilder* b, int64_t seq, int64_t hidden, int64_t heads, bool open_sizes)
       : b_(b), hidden_(hidden) {
     const int64_t head_dim = hidden / heads;
-    heads_shape_ = b_->Int64s("heads_shape", {1, seq, heads, head_dim});
-    merge_shape_ = b_->Int64s("merge_shape", {1, seq, hidden});
+    const int64_t batch = open_sizes ? 0 : 1, tokens = open_sizes ? -1 : seq;
+    heads_shape_ = b_->Int64s("heads_shape", {batch, tokens, heads, head_dim});
+    merge_shape_ = b_->Int64s("merge_shape", {batch, tokens, hidden});
     scale_ = b_->Scalar("attention_scale", 1.0f / std::sqrt(static_cast<float>(head_dim)));
   }
 
@@ -49,7 +52,7 @@ class Transformer {
                     {}, p);
   }
 
-  // Multi-head self-attention over x [1, seq, hidden]: query, key and value projections, heads
+  // Multi-head self-attention over x [batch, seq, hidden]: query, key and value projections, heads
   // apart, softmax(q k^T / sqrt(head_dim)) v, heads merged, the output projection.
   std::string SelfAttention(const std::string& x, const std::string& p) {
     auto heads = [&](const std::string& in, const std::string& name,

@@ -1,6 +1,9 @@
 #include "models/gen/zoo.h"
 
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -107,7 +110,7 @@ onnx::ModelProto BertTiny(const ZooOptions& o) {
   std::string pos = b.Weight("embeddings.position", {1, s, kHidden}, -0.1f, 0.1f);
   std::string x = b.Node("Gather", {table, ids}, {IntAttr("axis", 0)}, "embeddings.gather");
   x = b.Node("Add", {x, pos}, {}, "embeddings.add");
-  Transformer t(&b, s, kHidden, kHeads);
+  Transformer t(&b, s, kHidden, kHeads, o.dynamic_inputs);
   constexpr float kEpsilon = 1e-12f;
   x = t.LayerNorm(x, "embeddings.ln", kEpsilon);
   for (int l = 0; l < kLayers; ++l) {
@@ -122,6 +125,13 @@ onnx::ModelProto BertTiny(const ZooOptions& o) {
   }
   b.Output(x);
   return b.Finish(kZooOpset);
+}
+
+// The open axes of each model's inputs under ZooOptions::dynamic_inputs: (axis, name) pairs.
+std::vector<std::pair<int, std::string>> OpenAxes(const std::string& name) {
+  if (name == "mlp" || name == "bert_tiny") return {{0, "batch"}};
+  if (name == "ocr_rec") return {{0, "batch"}, {3, "width"}};
+  return {{0, "batch"}, {2, "height"}, {3, "width"}};
 }
 
 absl::StatusOr<onnx::ModelProto> BuildStaticModel(const std::string& name,
@@ -145,11 +155,11 @@ std::vector<std::string> ZooModelNames() {
 absl::StatusOr<onnx::ModelProto> BuildZooModel(const std::string& name, const ZooOptions& options) {
   absl::StatusOr<onnx::ModelProto> model = BuildStaticModel(name, options);
   if (!model.ok() || !options.dynamic_inputs) return model;
-  // As exporters write open dimensions: a name per dimension, no value.
+  // As exporters write open dimensions: a name, no value. Every zoo model has one input.
   for (onnx::ValueInfoProto& input : *model->mutable_graph()->mutable_input()) {
     auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
-    for (int i = 0; i < shape->dim_size(); ++i) {
-      shape->mutable_dim(i)->set_dim_param(absl::StrCat(input.name(), ".dim", i));
+    for (const auto& [axis, dim_name] : OpenAxes(name)) {
+      shape->mutable_dim(axis)->set_dim_param(dim_name);
     }
   }
   return model;

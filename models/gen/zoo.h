@@ -20,8 +20,13 @@ struct ZooOptions {
   int64_t seq_len = 128;      // bert_tiny: tokens per sequence
   int64_t width_divisor = 1;  // divide every channel count (small test variants)
   uint64_t seed = 1;
-  // Every input dimension open (a dim_param such as "input.dim0", no value), as exporters
-  // write dynamic axes; the graph is built for the sizes above all the same.
+  // The input axes exporters leave open (torch.onnx.export's dynamic_axes), each a dim_param
+  // with no value: "batch" on every model; "height" and "width" on the image models whose
+  // layers take any size (the classifiers and ocr_det); "width" on ocr_rec, whose height of 48
+  // its pooling assumes. bert_tiny's sequence stays fixed: its position table has seq_len rows.
+  // Reshape targets then copy (0) or infer (-1) the open sizes, as exporters write them, so the
+  // file runs at every size; the sizes above are the graph's weights and the fixed axes.
+  // Without it, the file is byte for byte the static model.
   bool dynamic_inputs = false;
 };
 

@@ -129,10 +129,12 @@ onnx::ModelProto OcrRecognizer(const ZooOptions& o) {
   x = b.Node("AveragePool", {x}, {IntsAttr("kernel_shape", {3, 1}), IntsAttr("strides", {3, 1})},
              "pool");
   const int64_t seq = kWidth / 8;
-  x = b.Node("Reshape", {x, b.Int64s("sequence_shape", {1, c, seq})}, {}, "to_sequence");
+  const std::vector<int64_t> sequence_shape =
+      o.dynamic_inputs ? std::vector<int64_t>{0, c, -1} : std::vector<int64_t>{1, c, seq};
+  x = b.Node("Reshape", {x, b.Int64s("sequence_shape", sequence_shape)}, {}, "to_sequence");
   x = b.Node("Transpose", {x}, {IntsAttr("perm", {0, 2, 1})}, "to_tokens");
 
-  Transformer t(&b, seq, c, kHeads);
+  Transformer t(&b, seq, c, kHeads, o.dynamic_inputs);
   constexpr float kEpsilon = 1e-5f;
   for (int l = 0; l < kLayers; ++l) {
     const std::string p = absl::StrCat("encoder", l);

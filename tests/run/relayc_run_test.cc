@@ -497,6 +497,43 @@ TEST(RelaycRun, OpenDimensionsComeFromTheInputArrays) {
     EXPECT_LE(MaxRelativeError(dir + "/got", dir + "/want"), 1e-4) << size;
   }
 
+  // An open batch: two images in one array give, row for row, what each gives alone (the
+  // first is the 32 x 32 image above; the second its negation), and run matches interpret.
+  {
+    ir::Tensor one({1, 3, 32, 32}, ir::DType::kFloat32), two({2, 3, 32, 32}, ir::DType::kFloat32);
+    const int64_t n = one.NumElements();
+    for (int64_t i = 0; i < n; ++i) {
+      one.SetDouble(i, -((i % 17) / 8.0 - 1));
+      two.SetDouble(i, (i % 17) / 8.0 - 1);
+      two.SetDouble(n + i, one.GetDouble(i));
+    }
+    const std::string dir = work + "/batch";
+    ASSERT_TRUE(io::WriteNpy(dir + "1.npy", one).ok());
+    ASSERT_TRUE(io::WriteNpy(dir + "2.npy", two).ok());
+    Result alone = Relayc(
+        {"interpret", dynamic, "--input", "input=" + dir + "1.npy", "--output_dir", dir + "/1"},
+        cache);
+    ASSERT_EQ(alone.exit_code, 0) << alone.err;
+    Result want = Relayc(
+        {"interpret", dynamic, "--input", "input=" + dir + "2.npy", "--output_dir", dir + "/want"},
+        cache);
+    ASSERT_EQ(want.exit_code, 0) << want.err;
+    EXPECT_THAT(want.out, HasSubstr("output_0: Tensor[(2, 10), float32] ["));
+    Result got = Relayc(
+        {"run", dynamic, "--input", "input=" + dir + "2.npy", "--output_dir", dir + "/got"}, cache);
+    ASSERT_EQ(got.exit_code, 0) << got.err;
+    EXPECT_LE(MaxRelativeError(dir + "/got", dir + "/want"), 1e-4);
+    absl::StatusOr<ir::Tensor> rows = io::ReadNpy(dir + "/want/output_0.npy");
+    absl::StatusOr<ir::Tensor> first = io::ReadNpy(work + "/32/want/output_0.npy");
+    absl::StatusOr<ir::Tensor> second = io::ReadNpy(dir + "/1/output_0.npy");
+    ASSERT_TRUE(rows.ok() && first.ok() && second.ok());
+    ASSERT_EQ(rows->NumElements(), 20);
+    for (int64_t i = 0; i < 10; ++i) {
+      EXPECT_NEAR(rows->GetDouble(i), first->GetDouble(i), 1e-5) << i;
+      EXPECT_NEAR(rows->GetDouble(10 + i), second->GetDouble(i), 1e-5) << i;
+    }
+  }
+
   // A fixed dimension the array contradicts, and a rank that does not fit: both shapes named.
   const std::string input48 = absl::StrCat("input=", work, "/48.npy");
   for (const char* command : {"run", "interpret"}) {
@@ -511,13 +548,13 @@ TEST(RelaycRun, OpenDimensionsComeFromTheInputArrays) {
   Result rank = Relayc({"run", dynamic, "--input", "input=" + work + "/flat.npy"}, cache);
   EXPECT_EQ(rank.exit_code, 1);
   EXPECT_THAT(rank.err, HasSubstr("is given an array of shape (3, 32) but the model declares "
-                                  "(input.dim0, input.dim1, input.dim2, input.dim3): the ranks "
+                                  "(batch, 3, height, width): the ranks "
                                   "differ (2 and 4)"));
 
   // Without arrays the dimensions stay open; check takes --input-shape, as before.
   Result random = Relayc({"run", dynamic, "--random_inputs"}, cache);
   EXPECT_EQ(random.exit_code, 1);
-  EXPECT_THAT(random.err, HasSubstr("input 'input' has a dynamic dimension 0 ('input.dim0')"));
+  EXPECT_THAT(random.err, HasSubstr("input 'input' has a dynamic dimension 0 ('batch')"));
   Result check = Relayc({"check", dynamic, "--input-shape", "input:1,3,32,32"}, cache);
   EXPECT_EQ(check.exit_code, 0) << check.err;
   EXPECT_THAT(check.out, HasSubstr("%input: Tensor[(1, 3, 32, 32), float32]"));
