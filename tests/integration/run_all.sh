@@ -10,7 +10,7 @@
 # Ends with "integration: N passed, M failed, K skipped": N and M count test scripts, K the
 # checks they skipped (lib.sh's skip: a "SKIPPED: reason" line each, listed here as "SKIPPED
 # <test>: reason"); a script that skipped every check counts as skipped, not passed. Exit
-# status 0 when none failed. ITEST_JOBS=N runs N tests at a time (default 2), each test's output
+# status 0 when none failed. ITEST_JOBS=N runs N tests at a time (default 1), each test's output
 # printed whole when it ends. ITEST_KEEP=1 keeps each test's folder for a post-mortem.
 set -uo pipefail
 
@@ -83,11 +83,13 @@ report_test() {
   fi
 }
 
-# ITEST_JOBS tests at a time (default 2); each has its own workspace, output base, disk cache
+# ITEST_JOBS tests at a time (default 1); each has its own workspace, output base, disk cache
 # and cache server port. The tests are mostly CPU-bound, so on two cores two at a time end
-# 10-20% sooner than one at a time, not twice as soon: one test's server start-up and analysis
-# fill the gaps in the other's compiles.
-jobs="${ITEST_JOBS:-2}"
+# 10-20% sooner than one at a time, not twice as soon. Not the default: in one of four runs two
+# at a time, cache_a_shared's upload to its nginx failed under the load ("WARNING: Writing to
+# Remote Cache") and machine B missed that entry, so CI stays one at a time until that is
+# understood.
+jobs="${ITEST_JOBS:-1}"
 declare -A pid_name=() pid_start=()
 start_all=$SECONDS
 next=0
