@@ -41,6 +41,10 @@ struct OpDef {
   std::vector<AttrSpec> attrs;  // In the order the printer writes them.
   TypeRelation relation;
   OpPattern pattern = OpPattern::kOpaque;
+  // Whether `relation` takes tensors with symbolic dims (Type::dims). The registry wraps every
+  // other relation so that such an argument is Unimplemented, naming the argument, instead of
+  // reaching code that reads static shapes.
+  bool symbolic_dims = false;
 };
 
 // The op named `name`, or nullptr if there is none.

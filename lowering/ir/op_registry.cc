@@ -2,6 +2,7 @@
 #include <map>
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "lowering/ir/op.h"
 #include "lowering/ir/ops/register.h"
 #include "lowering/support/check.h"
@@ -28,6 +29,20 @@ const std::map<std::string, std::unique_ptr<OpDef>, std::less<>>& RegisteredTabl
   return Table();
 }
 
+// A relation that refuses symbolic arguments before `relation` sees them.
+TypeRelation StaticOnly(TypeRelation relation, std::vector<std::string> arg_names) {
+  return [relation = std::move(relation), arg_names = std::move(arg_names)](
+             const std::vector<Type>& args, const Attrs& attrs) -> absl::StatusOr<Type> {
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].is_static()) continue;
+      return absl::UnimplementedError(absl::StrCat(
+          "argument '", i < arg_names.size() ? arg_names[i] : absl::StrCat(i), "' has ",
+          TypeToString(args[i]), ": this op does not take symbolic dimensions yet"));
+    }
+    return relation(args, attrs);
+  };
+}
+
 }  // namespace
 
 const char* OpPatternName(OpPattern pattern) {
@@ -50,6 +65,7 @@ const char* OpPatternName(OpPattern pattern) {
 
 void OpRegistry::Register(OpDef def) {
   RELAY_CHECK(!def.name.empty() && def.relation != nullptr, "op without a name or a relation");
+  if (!def.symbolic_dims) def.relation = StaticOnly(std::move(def.relation), def.arg_names);
   auto [it, inserted] = Table().emplace(def.name, nullptr);
   RELAY_CHECK(inserted, "op registered twice");
   it->second = std::make_unique<OpDef>(std::move(def));

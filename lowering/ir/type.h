@@ -1,4 +1,6 @@
-// Types of Relay expressions: tensors with a static shape and dtype, tuples, functions.
+// Types of Relay expressions: tensors with a shape and dtype, tuples, functions. A tensor's
+// shape is static (int64 dimensions), or symbolic where some dimension is only known at run
+// time (lowering/ir/dim.h).
 #ifndef RULES_RELAY_LOWERING_IR_TYPE_H_
 #define RULES_RELAY_LOWERING_IR_TYPE_H_
 
@@ -8,7 +10,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "lowering/ir/dim.h"
 #include "lowering/ir/dtype.h"
+#include "lowering/support/check.h"
 
 namespace relay::ir {
 
@@ -19,7 +23,10 @@ using Shape = std::vector<int64_t>;
 int64_t NumElements(const Shape& shape);
 
 // A value type (cheap to copy: the payload is shared and immutable).
-// Every shape is static: dimensions are >= 0 (0 is allowed: empty tensors).
+// Static dimensions are >= 0 (0 is allowed: empty tensors). A symbolic tensor keeps its dims
+// apart, so code that only knows static shapes cannot read one by mistake: shape() on it is a
+// bug (CHECK), and type inference refuses symbolic arguments to ops whose relations do not
+// take them (OpDef::symbolic_dims).
 class Type {
  public:
   enum class Kind { kTensor, kTuple, kFunc };
@@ -28,6 +35,8 @@ class Type {
   Type();
 
   static Type Tensor(Shape shape, DType dtype);
+  // A tensor whose dims may be symbolic; all-constant dims give the static Tensor.
+  static Type SymbolicTensor(const Dims& dims, DType dtype);
   static Type Tuple(std::vector<Type> fields);
   static Type Func(std::vector<Type> params, Type ret);
 
@@ -36,11 +45,17 @@ class Type {
   bool is_tuple() const { return kind_ == Kind::kTuple; }
   bool is_func() const { return kind_ == Kind::kFunc; }
 
-  // Tensor only.
-  const Shape& shape() const { return shape_; }
+  // Tensor only. shape() and NumElements() need a static tensor; dims() serves both.
+  const Shape& shape() const {
+    RELAY_CHECK(dims_ == nullptr, "Type::shape() on a tensor with symbolic dimensions");
+    return shape_;
+  }
+  Dims dims() const;
   DType dtype() const { return dtype_; }
-  int ndim() const { return static_cast<int>(shape_.size()); }
+  int ndim() const { return static_cast<int>(dims_ ? dims_->size() : shape_.size()); }
   int64_t NumElements() const;
+  // False for a tensor with a symbolic dimension, and for a tuple or function holding one.
+  bool is_static() const;
 
   // Tuple: the fields. Func: the parameter types.
   const std::vector<Type>& fields() const { return *fields_; }
@@ -54,6 +69,7 @@ class Type {
  private:
   Kind kind_ = Kind::kTensor;
   Shape shape_;
+  std::shared_ptr<const Dims> dims_;  // set only when some dimension is symbolic
   DType dtype_ = DType::kFloat32;
   // Tuple fields; for Func, the params followed by the return type.
   std::shared_ptr<const std::vector<Type>> fields_;
@@ -64,13 +80,18 @@ class Type {
 // one-element shape prints "(1)", as TVM prints it.
 std::string TypeToString(const Type& type);
 
-// "(1, 3, 224, 224)" / "()" / "(5)".
+// The Relay text's form (lowering/ir/text/parser.h): as TypeToString, but each symbolic variable
+// carries its bounds, "Tensor[(N[1:16], 3), float32]", so that the text reads back the same.
+std::string TypeToText(const Type& type);
+
+// "(1, 3, 224, 224)" / "()" / "(5)". TypeToString prints symbolic dims as "(N, 3, H/2, W/2)".
 std::string ShapeToString(const Shape& shape);
 
 // OK when every tensor in `type` (a tuple's and a function's too) has an element count and a
-// byte size that int64 holds; else InvalidArgument naming the shape. Types are checked where
-// they are parsed and inferred, so that NumElements and every product of dimensions after
-// them cannot wrap (a count that wraps to 0 would pass for an empty tensor).
+// byte size that int64 holds (a symbolic one at its dims' upper bounds, where they are
+// bounded) and no symbolic dim that may be negative; else InvalidArgument naming the shape. Types
+// are checked where they are parsed and inferred, so that NumElements and every product of
+// dimensions after them cannot wrap (a count that wraps to 0 would pass for an empty tensor).
 absl::Status CheckTensorSizes(const Type& type);
 
 }  // namespace relay::ir

@@ -13,12 +13,16 @@
 #include "gtest/gtest.h"
 #include "lowering/ir/op.h"
 #include "lowering/ir/ops/relation_util.h"
+#include "lowering/ir/relation_test_util.h"
 
 namespace relay::ir {
 namespace {
 
+using relation_test::AttrList;
+using relation_test::Err;
+using relation_test::Ok;
+using relation_test::Rel;
 using ::testing::HasSubstr;
-using AttrList = std::vector<std::pair<std::string, AttrValue>>;
 
 constexpr DType f32 = DType::kFloat32;
 constexpr DType f16 = DType::kFloat16;
@@ -32,25 +36,6 @@ AttrValue Is(std::vector<int64_t> v) { return AttrValue::Ints(std::move(v)); }
 AttrValue F(double v) { return AttrValue::Float(v); }
 AttrValue B(bool v) { return AttrValue::Bool(v); }
 AttrValue Str(std::string v) { return AttrValue::String(std::move(v)); }
-
-// Runs `op`'s relation the way type inference does: attributes completed by Attrs::Make.
-absl::StatusOr<Type> Rel(const std::string& op, std::vector<Type> args, AttrList attrs = {}) {
-  const OpDef* def = FindOp(op);
-  if (def == nullptr) return absl::NotFoundError(absl::StrCat("no op ", op));
-  absl::StatusOr<Attrs> a = Attrs::Make(op, def->attrs, std::move(attrs));
-  if (!a.ok()) return a.status();
-  return def->relation(args, *a);
-}
-
-// "Tensor[...]" for a success, so a mismatch shows both sides.
-std::string Ok(const absl::StatusOr<Type>& r) {
-  return r.ok() ? TypeToString(*r) : absl::StrCat("error: ", r.status().ToString());
-}
-
-// The error message, or "OK: <type>" when there was no error (so HasSubstr fails readably).
-std::string Err(const absl::StatusOr<Type>& r) {
-  return r.ok() ? absl::StrCat("OK: ", TypeToString(*r)) : std::string(r.status().message());
-}
 
 absl::StatusCode Code(const absl::StatusOr<Type>& r) { return r.status().code(); }
 

@@ -347,9 +347,17 @@ PipelineOptions PipelineFlags() {
   return options;
 }
 
+// Symbolic dims are read by the commands that only parse and type-check (fmt, check): the
+// rest of the pipeline takes static shapes.
+ir::ParseOptions SymbolicDims() {
+  ir::ParseOptions options;
+  options.symbolic_dims = true;
+  return options;
+}
+
 absl::StatusOr<ir::Module> LoadModule(const std::string& path) {
   ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
-  return ir::ParseModule(text, path);
+  return ir::ParseModule(text, path, SymbolicDims());
 }
 
 absl::Status Fmt(const std::string& path) {
@@ -361,7 +369,8 @@ absl::Status Fmt(const std::string& path) {
 }
 
 absl::Status Check(const std::string& path, const std::vector<std::string>& input_shapes) {
-  ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(path, input_shapes, absl::GetFlag(FLAGS_params)));
+  ASSIGN_OR_RETURN(LoadedModel loaded,
+                   LoadModel(path, input_shapes, absl::GetFlag(FLAGS_params), {}, SymbolicDims()));
   const ir::Module& module = loaded.module;
   RETURN_IF_ERROR(ir::InferTypes(module));
   ir::PrintOptions options;

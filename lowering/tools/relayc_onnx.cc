@@ -89,7 +89,8 @@ absl::StatusOr<std::map<std::string, ir::Shape>> ParseInputShapes(
 absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
                                       const std::vector<std::string>& input_shapes,
                                       const std::string& params_path,
-                                      const std::map<std::string, ir::Shape>& array_shapes) {
+                                      const std::map<std::string, ir::Shape>& array_shapes,
+                                      const ir::ParseOptions& parse) {
   LoadedModel loaded;
   if (absl::EndsWith(path, ".onnx")) {
     if (!params_path.empty()) {
@@ -107,7 +108,7 @@ absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
         "--input-shape is for .onnx models; the shapes of ", path, " are in its text"));
   }
   ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
-  ASSIGN_OR_RETURN(loaded.module, ir::ParseModule(text, path));
+  ASSIGN_OR_RETURN(loaded.module, ir::ParseModule(text, path, parse));
   if (!params_path.empty()) {
     ASSIGN_OR_RETURN(loaded.params, io::ReadSafetensors(params_path));
     RETURN_IF_ERROR(CheckParams(loaded.module, loaded.params, params_path));

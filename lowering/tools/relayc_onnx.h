@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "lowering/ir/module.h"
 #include "lowering/ir/tensor.h"
+#include "lowering/ir/text/parser.h"
 #include "lowering/ir/type.h"
 
 namespace relay::tools {
@@ -32,11 +33,13 @@ struct LoadedModel {
 // must be empty: the model carries its weights); anything else is parsed as Relay text, and its
 // weights are read from `params_path` if it is not empty. Every weight must name a parameter of
 // @main whose annotated type it matches. `input_shapes` given for Relay text is InvalidArgument
-// (`array_shapes` are then ignored: Relay text states its shapes).
+// (`array_shapes` are then ignored: Relay text states its shapes). `parse` says whether Relay
+// text may have symbolic dims.
 absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
                                       const std::vector<std::string>& input_shapes,
                                       const std::string& params_path,
-                                      const std::map<std::string, ir::Shape>& array_shapes = {});
+                                      const std::map<std::string, ir::Shape>& array_shapes = {},
+                                      const ir::ParseOptions& parse = {});
 
 // relayc import: imports the .onnx model at `path` and writes its Relay text to `output`
 // (stdout when empty) and its weights to `params_path` (required when the model has weights).

@@ -37,13 +37,12 @@ TypeRelation BinaryRel(bool comparison) {
     RETURN_IF_ERROR(CheckTensorArgs(args, {"a", "b"}));
     RETURN_IF_ERROR(CheckSameDType(args[0], "a", args[1], "b"));
     if (!comparison) RETURN_IF_ERROR(CheckNumeric(args[0], "a"));
-    absl::StatusOr<Shape> shape = BroadcastShapes(args[0].shape(), args[1].shape());
-    if (!shape.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("arguments 'a' ", ShapeToString(args[0].shape()), " and 'b' ",
-                       ShapeToString(args[1].shape()), " are not broadcast-compatible"));
+    absl::StatusOr<Dims> dims = BroadcastDims(args[0].dims(), args[1].dims());
+    if (!dims.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("arguments 'a' ", S(args[0]), " and 'b' ",
+                                                     S(args[1]), " are not broadcast-compatible"));
     }
-    return Type::Tensor(*std::move(shape), comparison ? DType::kBool : args[0].dtype());
+    return Type::SymbolicTensor(*dims, comparison ? DType::kBool : args[0].dtype());
   };
 }
 
@@ -54,15 +53,14 @@ absl::StatusOr<Type> WhereRel(const std::vector<Type>& args, const Attrs&) {
         absl::StrCat("argument 'cond' must be bool, got ", DTypeName(args[0].dtype())));
   }
   RETURN_IF_ERROR(CheckSameDType(args[1], "x", args[2], "y"));
-  absl::StatusOr<Shape> shape = BroadcastShapes(args[0].shape(), args[1].shape());
-  if (shape.ok()) shape = BroadcastShapes(*shape, args[2].shape());
-  if (!shape.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("arguments 'cond' ", ShapeToString(args[0].shape()), ", 'x' ",
-                     ShapeToString(args[1].shape()), " and 'y' ", ShapeToString(args[2].shape()),
-                     " are not broadcast-compatible"));
+  absl::StatusOr<Dims> dims = BroadcastDims(args[0].dims(), args[1].dims());
+  if (dims.ok()) dims = BroadcastDims(*dims, args[2].dims());
+  if (!dims.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("arguments 'cond' ", S(args[0]), ", 'x' ",
+                                                   S(args[1]), " and 'y' ", S(args[2]),
+                                                   " are not broadcast-compatible"));
   }
-  return Type::Tensor(*std::move(shape), args[1].dtype());
+  return Type::SymbolicTensor(*dims, args[1].dtype());
 }
 
 absl::StatusOr<Type> PreluRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -70,11 +68,11 @@ absl::StatusOr<Type> PreluRel(const std::vector<Type>& args, const Attrs& attrs)
   RETURN_IF_ERROR(CheckFloat(args[0], "data"));
   RETURN_IF_ERROR(CheckSameDType(args[0], "data", args[1], "alpha"));
   ASSIGN_OR_RETURN(int axis, NormalizeAxis(attrs.GetInt("axis"), args[0].ndim()));
-  const int64_t channels = args[0].shape()[axis];
-  if (args[1].shape() != Shape{channels}) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "argument 'alpha' ", ShapeToString(args[1].shape()), " must have shape (", channels,
-        "), the extent of axis ", axis, " of 'data' ", ShapeToString(args[0].shape())));
+  ASSIGN_OR_RETURN(const int64_t channels, StaticExtent(args[0], axis, "data"));
+  if (args[1] != Type::Tensor({channels}, args[1].dtype())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("argument 'alpha' ", S(args[1]), " must have shape (", channels,
+                     "), the extent of axis ", axis, " of 'data' ", S(args[0])));
   }
   return args[0];
 }
@@ -82,7 +80,7 @@ absl::StatusOr<Type> PreluRel(const std::vector<Type>& args, const Attrs& attrs)
 absl::StatusOr<Type> CastRel(const std::vector<Type>& args, const Attrs& attrs) {
   RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
   ASSIGN_OR_RETURN(DType dtype, ParseDTypeAttr(attrs.GetString("dtype"), "dtype"));
-  return Type::Tensor(args[0].shape(), dtype);
+  return Type::SymbolicTensor(args[0].dims(), dtype);
 }
 
 }  // namespace
@@ -90,37 +88,41 @@ absl::StatusOr<Type> CastRel(const std::vector<Type>& args, const Attrs& attrs) 
 void RegisterElementwiseOps(OpRegistry* registry) {
   for (const char* name :
        {"add", "subtract", "multiply", "divide", "power", "maximum", "minimum"}) {
-    registry->Register({name, {"a", "b"}, {}, BinaryRel(false), OpPattern::kBroadcast});
+    registry->Register({name, {"a", "b"}, {}, BinaryRel(false), OpPattern::kBroadcast, true});
   }
   for (const char* name : {"equal", "less", "greater"}) {
-    registry->Register({name, {"a", "b"}, {}, BinaryRel(true), OpPattern::kBroadcast});
+    registry->Register({name, {"a", "b"}, {}, BinaryRel(true), OpPattern::kBroadcast, true});
   }
-  registry->Register({"where", {"cond", "x", "y"}, {}, WhereRel, OpPattern::kBroadcast});
+  registry->Register({"where", {"cond", "x", "y"}, {}, WhereRel, OpPattern::kBroadcast, true});
 
   for (const char* name : {"sqrt", "rsqrt", "exp", "log", "tanh", "sigmoid", "erf"}) {
-    registry->Register({name, {"data"}, {}, UnaryRel(Domain::kFloat), OpPattern::kElemWise});
+    registry->Register({name, {"data"}, {}, UnaryRel(Domain::kFloat), OpPattern::kElemWise, true});
   }
   for (const char* name : {"negative", "abs", "nn.relu"}) {
-    registry->Register({name, {"data"}, {}, UnaryRel(Domain::kNumeric), OpPattern::kElemWise});
+    registry->Register(
+        {name, {"data"}, {}, UnaryRel(Domain::kNumeric), OpPattern::kElemWise, true});
   }
   registry->Register(
       {"clip",
        {"data"},
        {RequiredAttr("a_min", AttrKind::kFloat), RequiredAttr("a_max", AttrKind::kFloat)},
        UnaryRel(Domain::kNumeric),
-       OpPattern::kElemWise});
+       OpPattern::kElemWise,
+       true});
   registry->Register({"nn.leaky_relu",
                       {"data"},
                       {FloatAttr("alpha", 0.25)},
                       UnaryRel(Domain::kFloat),
-                      OpPattern::kElemWise});
+                      OpPattern::kElemWise,
+                      true});
   registry->Register(
-      {"nn.prelu", {"data", "alpha"}, {IntAttr("axis", 1)}, PreluRel, OpPattern::kBroadcast});
+      {"nn.prelu", {"data", "alpha"}, {IntAttr("axis", 1)}, PreluRel, OpPattern::kBroadcast, true});
   registry->Register({"cast",
                       {"data"},
                       {RequiredAttr("dtype", AttrKind::kString)},
                       CastRel,
-                      OpPattern::kElemWise});
+                      OpPattern::kElemWise,
+                      true});
 }
 
 }  // namespace relay::ir::ops

@@ -71,8 +71,9 @@ absl::StatusOr<Type> Conv2DRel(const std::vector<Type>& args, const Attrs& attrs
   ASSIGN_OR_RETURN(const ConvAttrs conv, CheckConvOperands(args, attrs, "OIHW"));
   const Type& data = args[0];
   const Type& weight = args[1];
+  RETURN_IF_ERROR(CheckStatic(weight, "weight"));
   const auto& [pad, strides, dilation, groups] = conv;
-  const int64_t c = data.shape()[1];
+  ASSIGN_OR_RETURN(const int64_t c, StaticExtent(data, 1, "data"));
   const int64_t o = weight.shape()[0];
   if (c % groups != 0) {
     return absl::InvalidArgumentError(absl::StrCat("groups ", groups, " does not divide the ", c,
@@ -97,17 +98,18 @@ absl::StatusOr<Type> Conv2DRel(const std::vector<Type>& args, const Attrs& attrs
   ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), data.dtype()));
   const int64_t kh = weight.shape()[2];
   const int64_t kw = weight.shape()[3];
-  const int64_t oh =
-      ConvOutputSize(data.shape()[2], pad.top, pad.bottom, kh, strides[0], dilation[0]);
-  const int64_t ow =
-      ConvOutputSize(data.shape()[3], pad.left, pad.right, kw, strides[1], dilation[1]);
-  if (oh <= 0 || ow <= 0) {
+  const Dims in = data.dims();
+  ASSIGN_OR_RETURN(const Dim oh,
+                   ConvOutputDim(in[2], pad.top, pad.bottom, kh, strides[0], dilation[0]));
+  ASSIGN_OR_RETURN(const Dim ow,
+                   ConvOutputDim(in[3], pad.left, pad.right, kw, strides[1], dilation[1]));
+  if (oh.Min() <= 0 || ow.Min() <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("the kernel ", kh, "x", kw, " of 'weight' ", S(weight), " (dilated ",
                      DilatedExtent(kh, dilation[0]), "x", DilatedExtent(kw, dilation[1]),
                      ") does not fit the padded input of 'data' ", S(data)));
   }
-  return Type::Tensor({data.shape()[0], o, oh, ow}, out_dtype);
+  return Type::SymbolicTensor({in[0], Dim::Const(o), oh, ow}, out_dtype);
 }
 
 // nn.contrib_conv2d_NCHWc (TVM's op): a conv2d on blocked layouts. Data NCHW<bi>c, kernel
@@ -190,18 +192,21 @@ absl::StatusOr<Type> DenseRel(const std::vector<Type>& args, const Attrs& attrs)
     return absl::InvalidArgumentError("argument 'data' must have rank >= 1, got ()");
   }
   RETURN_IF_ERROR(CheckRank(weight, "weight", 2, "units, K"));
+  RETURN_IF_ERROR(CheckStatic(weight, "weight"));
   RETURN_IF_ERROR(CheckSameDType(data, "data", weight, "weight"));
   RETURN_IF_ERROR(CheckNumeric(data, "data"));
-  if (data.shape().back() != weight.shape()[1]) {
-    return absl::InvalidArgumentError(absl::StrCat("argument 'weight' ", S(weight),
-                                                   " has K = ", weight.shape()[1], " but 'data' ",
-                                                   S(data), " has ", data.shape().back()));
+  ASSIGN_OR_RETURN(const int64_t k, StaticExtent(data, data.ndim() - 1, "data"));
+  ASSIGN_OR_RETURN(const int64_t wk, StaticExtent(weight, 1, "weight"));
+  ASSIGN_OR_RETURN(const int64_t units, StaticExtent(weight, 0, "weight"));
+  if (k != wk) {
+    return absl::InvalidArgumentError(absl::StrCat("argument 'weight' ", S(weight), " has K = ", wk,
+                                                   " but 'data' ", S(data), " has ", k));
   }
-  RETURN_IF_ERROR(CheckUnits(attrs, weight.shape()[0], "weight", weight));
+  RETURN_IF_ERROR(CheckUnits(attrs, units, "weight", weight));
   ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), data.dtype()));
-  Shape out = data.shape();
-  out.back() = weight.shape()[0];
-  return Type::Tensor(std::move(out), out_dtype);
+  Dims out = data.dims();
+  out.back() = Dim::Const(units);
+  return Type::SymbolicTensor(out, out_dtype);
 }
 
 // What matmul and batch_matmul check alike: two tensors `a` and `b` of rank `rank` and one
@@ -264,8 +269,8 @@ absl::StatusOr<Type> BatchMatmulRel(const std::vector<Type>& args, const Attrs& 
 absl::Status CheckChannelVector(const Type& data, int axis, const Type& param,
                                 const std::string& name) {
   RETURN_IF_ERROR(CheckSameDType(data, "data", param, name));
-  const int64_t c = data.shape()[axis];
-  if (param.shape() == Shape{c}) return absl::OkStatus();
+  ASSIGN_OR_RETURN(const int64_t c, StaticExtent(data, axis, "data"));
+  if (param == Type::Tensor({c}, param.dtype())) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat("argument '", name, "' ", S(param),
                                                  " must have shape (", c, "), the extent of axis ",
                                                  axis, " of 'data' ", S(data)));
@@ -315,7 +320,8 @@ absl::StatusOr<int64_t> CheckPoolLayout(const Type& data, const Attrs& attrs) {
   RETURN_IF_ERROR(CheckLayout("layout", layout, BlockedDataLayout(block)));
   RETURN_IF_ERROR(CheckLayout("out_layout", attrs.GetString("out_layout"), layout, true));
   RETURN_IF_ERROR(CheckRank(data, "data", block == 0 ? 4 : 5, layout));
-  RETURN_IF_ERROR(parsed.LogicalShape(data.shape()).status());
+  if (block != 0) RETURN_IF_ERROR(StaticExtent(data, 4, "data").status());
+  if (data.is_static()) RETURN_IF_ERROR(parsed.LogicalShape(data.shape()).status());
   RETURN_IF_ERROR(CheckNumeric(data, "data"));
   return block;
 }
@@ -329,28 +335,29 @@ absl::StatusOr<Type> Pool2DRel(const std::vector<Type>& args, const Attrs& attrs
   ASSIGN_OR_RETURN(auto dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
   ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
   const bool ceil_mode = attrs.GetBool("ceil_mode");
-  const int64_t oh = PoolOutputSize(data.shape()[2], pad.top, pad.bottom, pool[0], strides[0],
-                                    dilation[0], ceil_mode);
-  const int64_t ow = PoolOutputSize(data.shape()[3], pad.left, pad.right, pool[1], strides[1],
-                                    dilation[1], ceil_mode);
-  if (oh <= 0 || ow <= 0) {
+  const Dims in = data.dims();
+  ASSIGN_OR_RETURN(const Dim oh, PoolOutputDim(in[2], pad.top, pad.bottom, pool[0], strides[0],
+                                               dilation[0], ceil_mode));
+  ASSIGN_OR_RETURN(const Dim ow, PoolOutputDim(in[3], pad.left, pad.right, pool[1], strides[1],
+                                               dilation[1], ceil_mode));
+  if (oh.Min() <= 0 || ow.Min() <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("pool_size [", pool[0], ", ", pool[1], "] (dilated ",
                      DilatedExtent(pool[0], dilation[0]), "x", DilatedExtent(pool[1], dilation[1]),
                      ") does not fit the padded input of 'data' ", S(data)));
   }
-  Shape out = {data.shape()[0], data.shape()[1], oh, ow};
-  if (block != 0) out.push_back(block);
-  return Type::Tensor(std::move(out), data.dtype());
+  Dims out = {in[0], in[1], oh, ow};
+  if (block != 0) out.push_back(Dim::Const(block));
+  return Type::SymbolicTensor(out, data.dtype());
 }
 
 absl::StatusOr<Type> GlobalPool2DRel(const std::vector<Type>& args, const Attrs& attrs) {
   RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
   const Type& data = args[0];
   RETURN_IF_ERROR(CheckPoolLayout(data, attrs).status());
-  Shape out = data.shape();
-  out[2] = out[3] = 1;
-  return Type::Tensor(std::move(out), data.dtype());
+  Dims out = data.dims();
+  out[2] = out[3] = Dim::Const(1);
+  return Type::SymbolicTensor(out, data.dtype());
 }
 
 absl::StatusOr<Type> PadRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -483,7 +490,8 @@ void RegisterNnOps(OpRegistry* registry) {
        {"data", "weight"},
        Conv2DAttrs(StringAttr("data_layout", "NCHW"), StringAttr("kernel_layout", "OIHW")),
        Conv2DRel,
-       OpPattern::kOutEWiseFusable});
+       OpPattern::kOutEWiseFusable,
+       true});
   registry->Register({"nn.contrib_conv2d_NCHWc",
                       {"data", "weight"},
                       Conv2DAttrs(RequiredAttr("data_layout", AttrKind::kString),
@@ -504,7 +512,8 @@ void RegisterNnOps(OpRegistry* registry) {
                       {"data", "weight"},
                       {NullableAttr("units", AttrKind::kInt), StringAttr("out_dtype", "")},
                       DenseRel,
-                      OpPattern::kOutEWiseFusable});
+                      OpPattern::kOutEWiseFusable,
+                      true});
   registry->Register({"nn.matmul",
                       {"a", "b"},
                       {NullableAttr("units", AttrKind::kInt), StringAttr("out_dtype", ""),
@@ -517,33 +526,42 @@ void RegisterNnOps(OpRegistry* registry) {
        {StringAttr("out_dtype", ""), BoolAttr("transpose_a", false), BoolAttr("transpose_b", true)},
        BatchMatmulRel,
        OpPattern::kOutEWiseFusable});
-  registry->Register(
-      {"nn.bias_add", {"data", "bias"}, {IntAttr("axis", 1)}, BiasAddRel, OpPattern::kBroadcast});
+  registry->Register({"nn.bias_add",
+                      {"data", "bias"},
+                      {IntAttr("axis", 1)},
+                      BiasAddRel,
+                      OpPattern::kBroadcast,
+                      true});
   registry->Register({"nn.batch_norm",
                       {"data", "gamma", "beta", "moving_mean", "moving_var"},
                       {IntAttr("axis", 1), FloatAttr("epsilon", 1e-5), BoolAttr("center", true),
                        BoolAttr("scale", true)},
                       BatchNormRel,
-                      OpPattern::kOpaque});
+                      OpPattern::kOpaque,
+                      true});
   registry->Register({"nn.layer_norm",
                       {"data", "gamma", "beta"},
                       {IntAttr("axis", -1), FloatAttr("epsilon", 1e-5), BoolAttr("center", true),
                        BoolAttr("scale", true)},
                       LayerNormRel,
-                      OpPattern::kOpaque});
+                      OpPattern::kOpaque,
+                      true});
   for (const char* name : {"nn.softmax", "nn.log_softmax"}) {
-    registry->Register({name, {"data"}, {IntAttr("axis", -1)}, SoftmaxRel, OpPattern::kOpaque});
+    registry->Register(
+        {name, {"data"}, {IntAttr("axis", -1)}, SoftmaxRel, OpPattern::kOpaque, true});
   }
-  registry->Register({"nn.max_pool2d", {"data"}, Pool2DAttrs(), Pool2DRel, OpPattern::kOpaque});
+  registry->Register(
+      {"nn.max_pool2d", {"data"}, Pool2DAttrs(), Pool2DRel, OpPattern::kOpaque, true});
   std::vector<AttrSpec> avg_attrs = Pool2DAttrs();
   avg_attrs.push_back(BoolAttr("count_include_pad", false));
-  registry->Register({"nn.avg_pool2d", {"data"}, avg_attrs, Pool2DRel, OpPattern::kOpaque});
+  registry->Register({"nn.avg_pool2d", {"data"}, avg_attrs, Pool2DRel, OpPattern::kOpaque, true});
   for (const char* name : {"nn.global_avg_pool2d", "nn.global_max_pool2d"}) {
     registry->Register({name,
                         {"data"},
                         {StringAttr("layout", "NCHW"), StringAttr("out_layout", "")},
                         GlobalPool2DRel,
-                        OpPattern::kOpaque});
+                        OpPattern::kOpaque,
+                        true});
   }
   registry->Register(
       {"nn.pad",

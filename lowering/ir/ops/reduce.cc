@@ -16,15 +16,16 @@ TypeRelation ReduceRel(bool numeric_only) {
     const bool keepdims = attrs.GetBool("keepdims");
     std::vector<bool> reduced(data.ndim(), false);
     for (int a : axes) reduced[a] = true;
-    Shape out;
+    const Dims dims = data.dims();
+    Dims out;
     for (int i = 0; i < data.ndim(); ++i) {
       if (!reduced[i]) {
-        out.push_back(data.shape()[i]);
+        out.push_back(dims[i]);
       } else if (keepdims) {
-        out.push_back(1);
+        out.push_back(Dim::Const(1));
       }
     }
-    return Type::Tensor(std::move(out), data.dtype());
+    return Type::SymbolicTensor(out, data.dtype());
   };
 }
 
@@ -39,7 +40,8 @@ void RegisterReduceOps(OpRegistry* registry) {
                         {NullableAttr("axis", AttrKind::kInts), BoolAttr("keepdims", false),
                          BoolAttr("exclude", false)},
                         ReduceRel(numeric_only),
-                        OpPattern::kCommReduce});
+                        OpPattern::kCommReduce,
+                        true});
   }
 }
 

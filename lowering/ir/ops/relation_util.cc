@@ -54,7 +54,7 @@ absl::Status CheckRank(const Type& t, const std::string& name, int rank, const s
   if (t.ndim() == rank) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat("argument '", name, "' must have rank ", rank,
                                                  what.empty() ? "" : absl::StrCat(" (", what, ")"),
-                                                 ", got ", ShapeToString(t.shape())));
+                                                 ", got ", S(t)));
 }
 
 absl::Status CheckFloat(const Type& t, const std::string& name) {
@@ -89,6 +89,63 @@ absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b) {
     out[rank - 1 - i] = d;
   }
   return out;
+}
+
+namespace {
+
+bool AllConst(const Dims& dims) {
+  return std::all_of(dims.begin(), dims.end(), [](const Dim& d) { return d.is_const(); });
+}
+
+Shape ConstShape(const Dims& dims) {
+  Shape out;
+  for (const Dim& d : dims) out.push_back(d.value());
+  return out;
+}
+
+Dims ToDims(const Shape& shape) {
+  Dims out;
+  for (int64_t d : shape) out.push_back(Dim::Const(d));
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Dims> BroadcastDims(const Dims& a, const Dims& b) {
+  if (AllConst(a) && AllConst(b)) {
+    ASSIGN_OR_RETURN(Shape out, BroadcastShapes(ConstShape(a), ConstShape(b)));
+    return ToDims(out);
+  }
+  const size_t rank = std::max(a.size(), b.size());
+  Dims out(rank);
+  const Dim one = Dim::Const(1);
+  for (size_t i = 0; i < rank; ++i) {
+    const Dim da = i < a.size() ? a[a.size() - 1 - i] : one;
+    const Dim db = i < b.size() ? b[b.size() - 1 - i] : one;
+    if (da == db || db == one) {
+      out[rank - 1 - i] = da;
+    } else if (da == one) {
+      out[rank - 1 - i] = db;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat(DimsToString(a), " and ", DimsToString(b), " are not broadcast-compatible"));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> StaticExtent(const Type& t, int axis, const std::string& name) {
+  const Dim d = t.dims()[axis];
+  if (d.is_const()) return d.value();
+  return absl::UnimplementedError(absl::StrCat("argument '", name, "' has the symbolic extent ",
+                                               d.ToString(), " at axis ", axis, " of ", S(t),
+                                               "; this op needs it static"));
+}
+
+absl::Status CheckStatic(const Type& t, const std::string& name) {
+  if (t.is_static()) return absl::OkStatus();
+  return absl::UnimplementedError(
+      absl::StrCat("argument '", name, "' has ", S(t), "; this op needs it static"));
 }
 
 absl::StatusOr<int> NormalizeAxis(int64_t axis, int ndim) {
@@ -191,6 +248,87 @@ int64_t PoolOutputSize(int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kerne
   // The last window must start before the right padding.
   if ((out - 1) * stride >= Wide{in} + pad_lo) --out;
   return Saturate(out);
+}
+
+absl::StatusOr<Dim> ConvOutputDim(const Dim& in, int64_t pad_lo, int64_t pad_hi, int64_t kernel,
+                                  int64_t stride, int64_t dilation) {
+  if (in.is_const()) {
+    return Dim::Const(ConvOutputSize(in.value(), pad_lo, pad_hi, kernel, stride, dilation));
+  }
+  const Dim span =
+      in + Dim::Const(Saturate(Wide{pad_lo} + pad_hi - DilatedExtent(kernel, dilation)));
+  ASSIGN_OR_RETURN(Dim q, span.FloorDiv(stride));
+  return q + Dim::Const(1);
+}
+
+absl::StatusOr<Dim> PoolOutputDim(const Dim& in, int64_t pad_lo, int64_t pad_hi, int64_t kernel,
+                                  int64_t stride, int64_t dilation, bool ceil_mode) {
+  if (in.is_const()) {
+    return Dim::Const(
+        PoolOutputSize(in.value(), pad_lo, pad_hi, kernel, stride, dilation, ceil_mode));
+  }
+  if (!ceil_mode) return ConvOutputDim(in, pad_lo, pad_hi, kernel, stride, dilation);
+  const Dim span =
+      in + Dim::Const(Saturate(Wide{pad_lo} + pad_hi - DilatedExtent(kernel, dilation)));
+  ASSIGN_OR_RETURN(Dim q, span.CeilDiv(stride));
+  Dim out = q + Dim::Const(1);
+  // The last window must start before the right padding: (out - 1) * stride < in + pad_lo.
+  const Dim overshoot = q * Dim::Const(stride) - in - Dim::Const(pad_lo);
+  if (overshoot.Max() < 0) return out;
+  if (overshoot.Min() >= 0) return out - Dim::Const(1);
+  return absl::UnimplementedError(absl::StrCat(
+      "ceil_mode drops the last window for some sizes of ", in.ToString(),
+      " and not for others; give its symbolic dimension a step that the stride divides"));
+}
+
+absl::StatusOr<Dims> InferReshapeDims(const Dims& in, const std::vector<int64_t>& newshape,
+                                      bool allowzero) {
+  if (AllConst(in)) {
+    ASSIGN_OR_RETURN(Shape out, InferReshape(ConstShape(in), newshape, allowzero));
+    return ToDims(out);
+  }
+  const std::string target = absl::StrCat("[", absl::StrJoin(newshape, ", "), "]");
+  Dim in_elems = Dim::Const(1);
+  for (const Dim& d : in) in_elems = in_elems * d;
+  Dims out;
+  int infer_at = -1;
+  Dim known = Dim::Const(1);
+  for (size_t i = 0; i < newshape.size(); ++i) {
+    const int64_t v = newshape[i];
+    if (v > 0 || (v == 0 && allowzero)) {
+      out.push_back(Dim::Const(v));
+    } else if (v == 0) {
+      if (i >= in.size()) {
+        return absl::InvalidArgumentError(absl::StrCat("newshape ", target, " copies dimension ", i,
+                                                       " (0) but the input ", DimsToString(in),
+                                                       " has rank ", in.size()));
+      }
+      out.push_back(in[i]);
+    } else if (v == -1 && infer_at < 0) {
+      infer_at = static_cast<int>(i);
+      out.push_back(Dim::Const(1));
+      continue;
+    } else {
+      // Every other special value is refused with InferReshape's own message.
+      return InferReshape(Shape(in.size(), 1), newshape, allowzero).status();
+    }
+    known = known * out.back();
+  }
+  if (infer_at >= 0) {
+    absl::StatusOr<Dim> rest = in_elems.DivExact(known);
+    if (!rest.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot reshape ", DimsToString(in), " to ",
+                                                     target, ": ", rest.status().message()));
+    }
+    out[infer_at] = *rest;
+    known = known * *rest;
+  }
+  if (known != in_elems) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot reshape ", DimsToString(in), " (",
+                                                   in_elems.ToString(), " elements) to ", target,
+                                                   " (", known.ToString(), " elements)"));
+  }
+  return out;
 }
 
 absl::StatusOr<Shape> InferReshape(const Shape& in, const std::vector<int64_t>& newshape,

@@ -25,7 +25,9 @@
 namespace relay::ir::ops {
 
 // A type's shape as error messages print it: "(1, 3, 224, 224)".
-inline std::string S(const Type& t) { return ShapeToString(t.shape()); }
+inline std::string S(const Type& t) {
+  return t.is_static() ? ShapeToString(t.shape()) : DimsToString(t.dims());
+}
 
 // Checks that `args` has exactly one entry per name and that each is a tensor. Messages:
 // "expects 2 arguments (a, b), got 3", "argument 'b' must be a tensor, got (Tensor[...],)".
@@ -51,6 +53,21 @@ absl::Status CheckNumeric(const Type& t, const std::string& name);
 // Numpy broadcasting: shapes are aligned at the right and each pair of dimensions must be equal
 // or contain a 1. Error: "(2, 3) and (4) are not broadcast-compatible".
 absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b);
+
+// Broadcasting over dims that may be symbolic: static pairs follow BroadcastShapes; a symbolic
+// dim broadcasts with 1 and with an equal dim. Against anything else it is an error, never a
+// guess (numpy's rule would depend on the size at run time): "(N, 3) and (5, 3) are not
+// broadcast-compatible".
+absl::StatusOr<Dims> BroadcastDims(const Dims& a, const Dims& b);
+
+// The extent of axis `axis` of tensor argument `name`, which this op needs static (channels, a
+// reduction's K). Error: "argument 'data' has the symbolic extent C at axis 1 of (N, C, H, W);
+// this op needs it static".
+absl::StatusOr<int64_t> StaticExtent(const Type& t, int axis, const std::string& name);
+
+// Unimplemented when tensor argument `name` has a symbolic dim (a weight): "argument 'weight'
+// has (O, 3, 3, 3); this op needs it static".
+absl::Status CheckStatic(const Type& t, const std::string& name);
 
 // Maps an axis in [-ndim, ndim) to [0, ndim). Error: "axis 4 is out of range for rank 4".
 absl::StatusOr<int> NormalizeAxis(int64_t axis, int ndim);
@@ -101,11 +118,24 @@ int64_t ConvTransposeOutputSize(int64_t in, int64_t pad_lo, int64_t pad_hi, int6
 int64_t PoolOutputSize(int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel, int64_t stride,
                        int64_t dilation, bool ceil_mode);
 
+// ConvOutputSize and PoolOutputSize over a dim that may be symbolic: a constant gives exactly
+// their result; a symbolic one the polynomial (Dim::FloorDiv's conditions), and an error when
+// there is none or when ceil_mode's last-window rule holds for some sizes and not others.
+absl::StatusOr<Dim> ConvOutputDim(const Dim& in, int64_t pad_lo, int64_t pad_hi, int64_t kernel,
+                                  int64_t stride, int64_t dilation);
+absl::StatusOr<Dim> PoolOutputDim(const Dim& in, int64_t pad_lo, int64_t pad_hi, int64_t kernel,
+                                  int64_t stride, int64_t dilation, bool ceil_mode);
+
 // reshape's output shape: 0 copies the input dimension at that position (a literal 0 when
 // `allowzero`), one -1 is inferred. TVM's -2/-3/-4 are Unimplemented. The element counts
 // must match.
 absl::StatusOr<Shape> InferReshape(const Shape& in, const std::vector<int64_t>& newshape,
                                    bool allowzero);
+// The same over dims that may be symbolic (a static `in` gives InferReshape's answer): -1 is
+// the exact quotient of the element counts (Dim::DivExact), and the counts must be equal
+// polynomials.
+absl::StatusOr<Dims> InferReshapeDims(const Dims& in, const std::vector<int64_t>& newshape,
+                                      bool allowzero);
 
 // The axes a reduction reduces, sorted and distinct, in [0, ndim). `axis` is None (all axes)
 // or an int list (negative counts from the end); `exclude` reduces every axis not listed.

@@ -26,9 +26,9 @@ absl::StatusOr<Type> LayoutTransformRel(const std::vector<Type>& args, const Att
 
 absl::StatusOr<Type> ReshapeRel(const std::vector<Type>& args, const Attrs& attrs) {
   RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
-  ASSIGN_OR_RETURN(Shape out, InferReshape(args[0].shape(), attrs.GetInts("newshape"),
-                                           attrs.GetBool("allowzero")));
-  return Type::Tensor(std::move(out), args[0].dtype());
+  ASSIGN_OR_RETURN(Dims out, InferReshapeDims(args[0].dims(), attrs.GetInts("newshape"),
+                                              attrs.GetBool("allowzero")));
+  return Type::SymbolicTensor(out, args[0].dtype());
 }
 
 absl::StatusOr<Type> BatchFlattenRel(const std::vector<Type>& args, const Attrs&) {
@@ -37,18 +37,20 @@ absl::StatusOr<Type> BatchFlattenRel(const std::vector<Type>& args, const Attrs&
   if (data.ndim() < 1) {
     return absl::InvalidArgumentError("argument 'data' must have rank >= 1, got ()");
   }
-  int64_t rest = 1;
-  for (int i = 1; i < data.ndim(); ++i) rest *= data.shape()[i];
-  return Type::Tensor({data.shape()[0], rest}, data.dtype());
+  const Dims dims = data.dims();
+  Dim rest = Dim::Const(1);
+  for (int i = 1; i < data.ndim(); ++i) rest = rest * dims[i];
+  return Type::SymbolicTensor({dims[0], rest}, data.dtype());
 }
 
 absl::StatusOr<Type> TransposeRel(const std::vector<Type>& args, const Attrs& attrs) {
   RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
   const Type& data = args[0];
   ASSIGN_OR_RETURN(std::vector<int> perm, TransposeAxes(data.ndim(), attrs.Get("axes")));
-  Shape out;
-  for (int p : perm) out.push_back(data.shape()[p]);
-  return Type::Tensor(std::move(out), data.dtype());
+  const Dims dims = data.dims();
+  Dims out;
+  for (int p : perm) out.push_back(dims[p]);
+  return Type::SymbolicTensor(out, data.dtype());
 }
 
 absl::StatusOr<Type> ConcatenateRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -75,7 +77,7 @@ absl::StatusOr<Type> ConcatenateRel(const std::vector<Type>& args, const Attrs& 
     return absl::InvalidArgumentError("cannot concatenate scalars");
   }
   ASSIGN_OR_RETURN(int axis, NormalizeAxis(attrs.GetInt("axis"), first.ndim()));
-  Shape out = first.shape();
+  Dims out = first.dims();
   for (size_t i = 1; i < fields.size(); ++i) {
     const Type& f = fields[i];
     if (f.dtype() != first.dtype()) {
@@ -84,17 +86,18 @@ absl::StatusOr<Type> ConcatenateRel(const std::vector<Type>& args, const Attrs& 
                                                      DTypeName(first.dtype())));
     }
     bool compatible = f.ndim() == first.ndim();
+    const Dims dims = f.dims();
     for (int d = 0; compatible && d < f.ndim(); ++d) {
-      compatible = d == axis || f.shape()[d] == first.shape()[d];
+      compatible = d == axis || dims[d] == out[d];
     }
     if (!compatible) {
       return absl::InvalidArgumentError(absl::StrCat("field ", i, " of 'data' has shape ", S(f),
                                                      " but field 0 has ", S(first), "; only axis ",
                                                      axis, " may differ"));
     }
-    out[axis] += f.shape()[axis];
+    out[axis] = out[axis] + dims[axis];
   }
-  return Type::Tensor(std::move(out), first.dtype());
+  return Type::SymbolicTensor(out, first.dtype());
 }
 
 absl::StatusOr<Type> SplitRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -135,16 +138,19 @@ absl::StatusOr<Type> StridedSliceRel(const std::vector<Type>& args, const Attrs&
 absl::StatusOr<Type> SqueezeRel(const std::vector<Type>& args, const Attrs& attrs) {
   RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
   const Type& data = args[0];
+  const Dims dims = data.dims();
+  const Dim one = Dim::Const(1);
   std::vector<bool> drop(data.ndim(), false);
   const AttrValue& axis = attrs.Get("axis");
   if (axis.is_none()) {
-    for (int i = 0; i < data.ndim(); ++i) drop[i] = data.shape()[i] == 1;
+    // A symbolic dim is kept even where it may be 1: the output's rank must not depend on it.
+    for (int i = 0; i < data.ndim(); ++i) drop[i] = dims[i] == one;
   } else {
     for (int64_t a : axis.AsInts()) {
       ASSIGN_OR_RETURN(int n, NormalizeAxis(a, data.ndim()));
-      if (data.shape()[n] != 1) {
-        return absl::InvalidArgumentError(absl::StrCat("axis ", n, " of 'data' ", S(data),
-                                                       " has extent ", data.shape()[n], ", not 1"));
+      if (dims[n] != one) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "axis ", n, " of 'data' ", S(data), " has extent ", dims[n].ToString(), ", not 1"));
       }
       if (drop[n]) {
         return absl::InvalidArgumentError(
@@ -153,11 +159,11 @@ absl::StatusOr<Type> SqueezeRel(const std::vector<Type>& args, const Attrs& attr
       drop[n] = true;
     }
   }
-  Shape out;
+  Dims out;
   for (int i = 0; i < data.ndim(); ++i) {
-    if (!drop[i]) out.push_back(data.shape()[i]);
+    if (!drop[i]) out.push_back(dims[i]);
   }
-  return Type::Tensor(std::move(out), data.dtype());
+  return Type::SymbolicTensor(out, data.dtype());
 }
 
 absl::StatusOr<Type> ExpandDimsRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -170,10 +176,11 @@ absl::StatusOr<Type> ExpandDimsRel(const std::vector<Type>& args, const Attrs& a
   }
   // The axis is a position among the ndim + 1 gaps, so -1 appends at the end.
   ASSIGN_OR_RETURN(int axis, NormalizeAxis(attrs.GetInt("axis"), data.ndim() + 1));
-  Shape out(data.shape().begin(), data.shape().begin() + axis);
-  out.insert(out.end(), num, 1);
-  out.insert(out.end(), data.shape().begin() + axis, data.shape().end());
-  return Type::Tensor(std::move(out), data.dtype());
+  const Dims dims = data.dims();
+  Dims out(dims.begin(), dims.begin() + axis);
+  out.insert(out.end(), num, Dim::Const(1));
+  out.insert(out.end(), dims.begin() + axis, dims.end());
+  return Type::SymbolicTensor(out, data.dtype());
 }
 
 absl::StatusOr<Type> TakeRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -236,21 +243,24 @@ void RegisterTransformOps(OpRegistry* registry) {
                       {"data"},
                       {RequiredAttr("newshape", AttrKind::kInts), BoolAttr("allowzero", false)},
                       ReshapeRel,
-                      OpPattern::kInjective});
+                      OpPattern::kInjective,
+                      true});
   registry->Register({"layout_transform",
                       {"data"},
                       {RequiredAttr("src_layout", AttrKind::kString),
                        RequiredAttr("dst_layout", AttrKind::kString)},
                       LayoutTransformRel,
                       OpPattern::kInjective});
-  registry->Register({"nn.batch_flatten", {"data"}, {}, BatchFlattenRel, OpPattern::kInjective});
+  registry->Register(
+      {"nn.batch_flatten", {"data"}, {}, BatchFlattenRel, OpPattern::kInjective, true});
   registry->Register({"transpose",
                       {"data"},
                       {NullableAttr("axes", AttrKind::kInts)},
                       TransposeRel,
-                      OpPattern::kInjective});
+                      OpPattern::kInjective,
+                      true});
   registry->Register(
-      {"concatenate", {"data"}, {IntAttr("axis", 0)}, ConcatenateRel, OpPattern::kInjective});
+      {"concatenate", {"data"}, {IntAttr("axis", 0)}, ConcatenateRel, OpPattern::kInjective, true});
   AttrSpec sections = RequiredAttr("indices_or_sections", AttrKind::kInts);
   sections.keep_int = true;
   registry->Register(
@@ -266,12 +276,14 @@ void RegisterTransformOps(OpRegistry* registry) {
                       {"data"},
                       {NullableAttr("axis", AttrKind::kInts)},
                       SqueezeRel,
-                      OpPattern::kInjective});
+                      OpPattern::kInjective,
+                      true});
   registry->Register({"expand_dims",
                       {"data"},
                       {RequiredAttr("axis", AttrKind::kInt), IntAttr("num_newaxis", 1)},
                       ExpandDimsRel,
-                      OpPattern::kInjective});
+                      OpPattern::kInjective,
+                      true});
   registry->Register(
       {"take",
        {"data", "indices"},

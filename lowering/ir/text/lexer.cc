@@ -146,6 +146,12 @@ class Lexer {
         return punct(TokenKind::kHash, 1);
       case '?':
         return punct(TokenKind::kQuestion, 1);
+      case '+':
+        return punct(TokenKind::kPlus, 1);
+      case '*':
+        return punct(TokenKind::kStar, 1);
+      case '/':  // comments were skipped above
+        return punct(TokenKind::kSlash, 1);
       default:
         break;
     }
@@ -181,6 +187,7 @@ class Lexer {
       return LexNumber(token, begin);
     }
     if (LooksLikeSpecialFloat(0)) return LexNumber(token, begin);
+    if (c == '-') return punct(TokenKind::kMinus, 1);
     if (IsIdentStart(c)) {
       token.kind = TokenKind::kIdent;
       while (true) {

@@ -36,7 +36,11 @@ enum class TokenKind {
   kEqual,
   kArrow,     // `->`
   kHash,      // `#`, as in `#[version = "0.0.5"]`.
-  kQuestion,  // `?`, a dynamic dimension (rejected by the parser with a clear message).
+  kQuestion,  // `?`, TVM's dynamic dimension (Any).
+  kPlus,      // `+`, `-`, `*`, `/`: arithmetic in symbolic dimensions, `(N, H/2 + 1)`. A `-`
+  kMinus,     // followed by a digit is part of a negative number instead, and `//` and `/*`
+  kStar,      // open comments.
+  kSlash,
 };
 
 struct Token {

@@ -79,8 +79,8 @@ class Parser {
  public:
   // `metadata`: the constants of the text's metadata section, or null when it has none.
   Parser(const std::string& text, const std::string& source_name,
-         const std::vector<Tensor>* metadata = nullptr)
-      : tokens_(Tokenize(text)), source_name_(source_name), metadata_(metadata) {
+         const std::vector<Tensor>* metadata = nullptr, ParseOptions options = {})
+      : tokens_(Tokenize(text)), source_name_(source_name), options_(options), metadata_(metadata) {
     if (metadata_ != nullptr) meta_nodes_.resize(metadata_->size());
   }
 
@@ -161,12 +161,19 @@ class Parser {
   absl::StatusOr<Expr> MakeConstant(const Token& token) const;
   absl::StatusOr<Expr> ParseMetaReference();
   absl::StatusOr<Type> ParseType();
-  absl::StatusOr<Shape> ParseShape();
+  absl::StatusOr<Dims> ParseShape();
+  absl::StatusOr<Dim> ParseDimSum();
+  absl::StatusOr<Dim> ParseDimProduct();
+  absl::StatusOr<Dim> ParseDimAtom();
   absl::StatusOr<DType> ParseDTypeName();
   absl::StatusOr<AttrValue> ParseAttrValue();
 
   std::vector<Token> tokens_;
   const std::string& source_name_;
+  const ParseOptions options_;
+  // Symbolic dims by name, with the bounds their first use gave; `?` makes "?0", "?1", ...
+  std::map<std::string, DimVar> dim_vars_;
+  int anonymous_dims_ = 0;
   size_t pos_ = 0;
   int depth_ = 0;
   std::vector<Frame> frames_;
@@ -646,11 +653,11 @@ absl::StatusOr<Type> Parser::ParseType() {
   if (token.value == "Tensor") {
     Next();
     RETURN_IF_ERROR(Expect(TokenKind::kLBracket, "["));
-    ASSIGN_OR_RETURN(Shape shape, ParseShape());
+    ASSIGN_OR_RETURN(Dims dims, ParseShape());
     RETURN_IF_ERROR(Expect(TokenKind::kComma, ","));
     ASSIGN_OR_RETURN(DType dtype, ParseDTypeName());
     RETURN_IF_ERROR(Expect(TokenKind::kRBracket, "]"));
-    Type type = Type::Tensor(std::move(shape), dtype);
+    Type type = Type::SymbolicTensor(dims, dtype);
     absl::Status size = CheckTensorSizes(type);
     if (!size.ok()) return ErrorAt(token, std::string(size.message()));
     return type;
@@ -678,26 +685,123 @@ absl::StatusOr<Type> Parser::ParseType() {
   return Type::Tensor({}, dtype);
 }
 
-// `(1, 3, 224, 224)`, `()`, `(5)`, `(5,)`.
-absl::StatusOr<Shape> Parser::ParseShape() {
+// `(1, 3, 224, 224)`, `()`, `(5)`, `(5,)`; with symbolic dims `(N[1:16], 3, H/2 + 1)`.
+absl::StatusOr<Dims> Parser::ParseShape() {
   RETURN_IF_ERROR(Expect(TokenKind::kLParen, "("));
-  Shape shape;
+  Dims dims;
   while (Peek().kind != TokenKind::kRParen) {
-    const Token& dim = Peek();
-    if (dim.kind == TokenKind::kQuestion || (dim.kind == TokenKind::kIdent && dim.value == "Any")) {
-      return ErrorAt(dim, "dynamic dimensions are not supported");
+    const Token& first = Peek();
+    if (first.kind == TokenKind::kInt && first.int_value < 0) {
+      return ErrorAt(first, absl::StrCat("negative dimension ", first.int_value));
     }
-    if (dim.kind != TokenKind::kInt) return Unexpected(dim, "a dimension");
-    if (dim.int_value < 0) {
-      return ErrorAt(dim, absl::StrCat("negative dimension ", dim.int_value));
+    ASSIGN_OR_RETURN(Dim dim, ParseDimSum());
+    if (dim.overflowed()) return ErrorAt(first, "the dimension overflows int64");
+    if (dim.is_const() ? dim.value() < 0 : dim.Min() < 0) {
+      return ErrorAt(first, absl::StrCat("the dimension ", dim.ToString(), " may be negative"));
     }
-    Next();
-    shape.push_back(dim.int_value);
+    dims.push_back(std::move(dim));
     if (Peek().kind != TokenKind::kComma) break;
     Next();
   }
   RETURN_IF_ERROR(Expect(TokenKind::kRParen, ")"));
-  return shape;
+  return dims;
+}
+
+// sum := product (('+' | '-') product)*; a negative number after a term subtracts (`H-1`).
+absl::StatusOr<Dim> Parser::ParseDimSum() {
+  ASSIGN_OR_RETURN(Dim sum, ParseDimProduct());
+  while (true) {
+    const TokenKind kind = Peek().kind;
+    if (kind == TokenKind::kPlus || kind == TokenKind::kMinus) {
+      Next();
+      ASSIGN_OR_RETURN(Dim term, ParseDimProduct());
+      sum = kind == TokenKind::kPlus ? sum + term : sum - term;
+    } else if (kind == TokenKind::kInt && Peek().int_value < 0) {
+      ASSIGN_OR_RETURN(Dim term, ParseDimProduct());
+      sum = sum + term;
+    } else {
+      return sum;
+    }
+  }
+}
+
+// product := atom ('*' atom | '/' INT)*, each division exact for every admissible size.
+absl::StatusOr<Dim> Parser::ParseDimProduct() {
+  ASSIGN_OR_RETURN(Dim product, ParseDimAtom());
+  while (Peek().kind == TokenKind::kStar || Peek().kind == TokenKind::kSlash) {
+    const bool divide = Next().kind == TokenKind::kSlash;
+    if (!divide) {
+      ASSIGN_OR_RETURN(Dim factor, ParseDimAtom());
+      product = product * factor;
+      continue;
+    }
+    const Token& divisor = Peek();
+    if (divisor.kind != TokenKind::kInt || divisor.int_value < 1) {
+      return Unexpected(divisor, "a positive divisor");
+    }
+    Next();
+    absl::StatusOr<Dim> q = product.DivExact(Dim::Const(divisor.int_value));
+    if (!q.ok()) return ErrorAt(divisor, std::string(q.status().message()));
+    product = *std::move(q);
+  }
+  return product;
+}
+
+// atom := INT | '?' | 'Any' | NAME ['[' LO ':' [HI] [':' STEP] ']'] | '(' sum ')'.
+absl::StatusOr<Dim> Parser::ParseDimAtom() {
+  NestingGuard guard(this);
+  const Token& token = Peek();
+  RETURN_IF_ERROR(CheckNesting(token));
+  if (token.kind == TokenKind::kInt) {
+    Next();
+    return Dim::Const(token.int_value);
+  }
+  if (token.kind == TokenKind::kLParen) {
+    Next();
+    ASSIGN_OR_RETURN(Dim inner, ParseDimSum());
+    RETURN_IF_ERROR(Expect(TokenKind::kRParen, ")"));
+    return inner;
+  }
+  const bool any = token.kind == TokenKind::kQuestion || PeekIdent("Any");
+  if (!any && token.kind != TokenKind::kIdent) return Unexpected(token, "a dimension");
+  if (!options_.symbolic_dims) {
+    return ErrorAt(token, absl::StrCat("symbolic dimension ", DescribeToken(token),
+                                       ": only `relayc check` and `relayc fmt` read symbolic "
+                                       "dimensions so far; this command needs static shapes"));
+  }
+  Next();
+  if (any) {
+    DimVar var{absl::StrCat("?", anonymous_dims_++)};
+    return Dim::Var(var);
+  }
+  DimVar var{token.value};
+  const bool bounded = Peek().kind == TokenKind::kLBracket;
+  if (bounded) {
+    Next();
+    auto bound = [&](int64_t* out) -> absl::Status {
+      if (Peek().kind != TokenKind::kInt) return Unexpected(Peek(), "a bound");
+      *out = Next().int_value;
+      return absl::OkStatus();
+    };
+    RETURN_IF_ERROR(bound(&var.lo));
+    RETURN_IF_ERROR(Expect(TokenKind::kColon, ":"));
+    if (Peek().kind == TokenKind::kInt) RETURN_IF_ERROR(bound(&var.hi));
+    if (Peek().kind == TokenKind::kColon) {
+      Next();
+      RETURN_IF_ERROR(bound(&var.step));
+    }
+    RETURN_IF_ERROR(Expect(TokenKind::kRBracket, "]"));
+    absl::StatusOr<DimVar> made = MakeDimVar(var.name, var.lo, var.hi, var.step);
+    if (!made.ok()) return ErrorAt(token, std::string(made.status().message()));
+    var = *std::move(made);
+  }
+  auto [it, inserted] = dim_vars_.emplace(var.name, var);
+  if (!inserted && bounded && it->second != var) {
+    return ErrorAt(token,
+                   absl::StrCat("dimension '", var.name, "' was first given the bounds ",
+                                DimBoundsToString(it->second), ", here ", DimBoundsToString(var)));
+  }
+  return Dim::Var(it->second);
 }
 
 absl::StatusOr<DType> Parser::ParseDTypeName() {
@@ -781,12 +885,13 @@ absl::StatusOr<AttrValue> Parser::ParseAttrValue() {
 
 }  // namespace
 
-absl::StatusOr<Module> ParseModule(const std::string& text, const std::string& source_name) {
+absl::StatusOr<Module> ParseModule(const std::string& text, const std::string& source_name,
+                                   const ParseOptions& options) {
   const size_t section = FindMetadataSection(text);
-  if (section == std::string::npos) return Parser(text, source_name).Run();
+  if (section == std::string::npos) return Parser(text, source_name, nullptr, options).Run();
   ASSIGN_OR_RETURN(std::vector<Tensor> constants, ParseMetadataSection(text, section, source_name));
   // The module is the text before the section, so positions stay those of the file.
-  return Parser(text.substr(0, section), source_name, &constants).Run();
+  return Parser(text.substr(0, section), source_name, &constants, options).Run();
 }
 
 absl::StatusOr<Function> ParseKernel(const std::string& text, const std::string& source_name) {

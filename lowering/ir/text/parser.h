@@ -23,6 +23,18 @@
 
 namespace relay::ir {
 
+struct ParseOptions {
+  // Whether tensor types may have symbolic dims (lowering/ir/dim.h):
+  //   Tensor[(N[1:16], 3, H[64:1280:32], W[64:1280:32]), float32]   named, with bounds
+  //   Tensor[(N, 3, H/2 + 1, W/2 + 1), float32]                       reused names, arithmetic
+  //   Tensor[(?, 3), float32], Tensor[(Any, 3), float32]               TVM's Any: a fresh name
+  // A name takes bounds `[LO:HI]`, `[LO:HI:STEP]` or `[LO:]` at its first use in the text
+  // (later uses may repeat them, never change them); a name first used without bounds, and `?`,
+  // take any size >= 1. Off, a symbolic dim is an error that says which commands read them:
+  // the rest of the pipeline takes static shapes only.
+  bool symbolic_dims = false;
+};
+
 // Parses a module. `source_name` ("resnet.relay") becomes the module's source_name and the file
 // part of error messages. Any malformed input is an InvalidArgument error
 // "<source_name>:<line>:<col>: error: <what>" at the offending token, e.g.
@@ -30,7 +42,8 @@ namespace relay::ir {
 // "undefined variable '%7'", "nn.conv2d: unknown attribute 'kernel'". Tensor constants in a
 // metadata section (`meta[relay.Constant][0]`) are rejected: weights are parameters. Nesting
 // deeper than 1000 levels is an error rather than a stack overflow.
-absl::StatusOr<Module> ParseModule(const std::string& text, const std::string& source_name);
+absl::StatusOr<Module> ParseModule(const std::string& text, const std::string& source_name,
+                                   const ParseOptions& options = {});
 
 // Parses a kernel file: the header `#[relay_kernel = 1]`, then exactly one primitive function
 // `fn (%p0: T, ...) -> R { ... }` (see DESIGN.md, "The kernel id"). Errors as ParseModule's;

@@ -14,6 +14,7 @@
 #include "lowering/ir/module.h"
 #include "lowering/ir/text/parser.h"
 #include "lowering/ir/text/printer.h"
+#include "lowering/ir/type_infer.h"
 
 namespace relay::ir {
 namespace {
@@ -119,17 +120,20 @@ std::string Mutate(const std::string& seed, std::mt19937_64& rng) {
 
 TEST(ParserFuzzTest, MutatedModulesNeverCrash) {
   std::vector<std::string> seeds;
-  for (const char* name :
-       {"resnet_block.relay", "transformer_block.relay", "functions.relay", "tvm_printed.relay"}) {
+  for (const char* name : {"resnet_block.relay", "transformer_block.relay", "functions.relay",
+                           "tvm_printed.relay", "symbolic_cnn.relay"}) {
     seeds.push_back(ReadTestdata(name));
     ASSERT_FALSE(seeds.back().empty()) << name;
   }
+  // Symbolic dims on, as `relayc check` and `fmt` parse: a superset of the static text.
+  ParseOptions symbolic;
+  symbolic.symbolic_dims = true;
   std::mt19937_64 rng(kSeed);
   int parsed = 0;
   int rejected = 0;
   for (int i = 0; i < kInputs; ++i) {
     const std::string input = Mutate(seeds[i % seeds.size()], rng);
-    absl::StatusOr<Module> module = ParseModule(input, "fuzz.relay");
+    absl::StatusOr<Module> module = ParseModule(input, "fuzz.relay", symbolic);
     if (!module.ok()) {
       ++rejected;
       EXPECT_EQ(module.status().code(), absl::StatusCode::kInvalidArgument) << input;
@@ -143,9 +147,11 @@ TEST(ParserFuzzTest, MutatedModulesNeverCrash) {
     everything.explicit_attrs = true;
     everything.show_types = true;
     EXPECT_FALSE(PrintModule(*module, everything).empty());
-    absl::StatusOr<Module> again = ParseModule(printed, "printed.relay");
+    absl::StatusOr<Module> again = ParseModule(printed, "printed.relay", symbolic);
     ASSERT_TRUE(again.ok()) << again.status() << "\ninput:\n" << input << "\nprinted:\n" << printed;
     EXPECT_EQ(PrintModule(*again), printed) << input;
+    // Type inference on whatever parsed: an error or types, never a crash.
+    if (InferTypes(*again).ok()) EXPECT_FALSE(PrintModule(*again, everything).empty());
   }
   // Both outcomes are exercised, or the mutations are too weak (or too strong) to test much.
   EXPECT_GT(parsed, 50);

@@ -323,6 +323,14 @@ TEST(ParserTest, EmptyModuleAndNoHeader) {
 }
 
 TEST(ParserTest, TestdataModulesParseAndTypeCheck) {
+  ParseOptions symbolic;
+  symbolic.symbolic_dims = true;
+  absl::StatusOr<Module> dynamic =
+      ParseModule(ReadTestdata("symbolic_cnn.relay"), "symbolic_cnn.relay", symbolic);
+  ASSERT_TRUE(dynamic.ok()) << dynamic.status();
+  EXPECT_TRUE(InferTypes(*dynamic).ok());
+  EXPECT_EQ(TypeToString(dynamic->main()->body()->checked_type()),
+            "(Tensor[(N, 10), float32], Tensor[(?), float32], Tensor[(N, 8, H, W/2), float32])");
   for (const char* name :
        {"resnet_block.relay", "transformer_block.relay", "functions.relay", "tvm_printed.relay"}) {
     absl::StatusOr<Module> module = ParseModule(ReadTestdata(name), name);
@@ -489,7 +497,8 @@ const ErrorCase kErrorCases[] = {
      "%y, %x)\n}\n",
      "m.relay:2:7: error: a let expression here must be in parentheses: (let %x = ...; ...)"},
     {"DynamicDimension", "def @main(%x: Tensor[(?, 3), float32]) {\n  %x\n}\n",
-     "m.relay:1:23: error: dynamic dimensions are not supported"},
+     "m.relay:1:23: error: symbolic dimension '?': only `relayc check` and `relayc fmt` read "
+     "symbolic dimensions so far; this command needs static shapes"},
     {"NegativeDimension", "def @main(%x: Tensor[(1, -3), float32]) {\n  %x\n}\n",
      "m.relay:1:26: error: negative dimension -3"},
     {"TensorTooLarge",

@@ -118,7 +118,7 @@ class Printer {
     }
     std::string out = absl::StrCat(prefix, "(", absl::StrJoin(parts, ", "), ") ");
     if (fn.ret_annotation().has_value()) {
-      absl::StrAppend(&out, "-> ", TypeToString(*fn.ret_annotation()), " ");
+      absl::StrAppend(&out, "-> ", TypeToText(*fn.ret_annotation()), " ");
     }
     absl::StrAppend(&out, "{\n", Block(*fn.body(), level + 1), Indent(level), "}");
     return out;
@@ -304,7 +304,7 @@ class Printer {
   // `%name: T` at a variable's binding site; the name is made unique within the def.
   std::string DeclareVar(const VarNode& var) {
     std::string text = UseVar(var);
-    if (var.annotation().has_value()) absl::StrAppend(&text, ": ", TypeToString(*var.annotation()));
+    if (var.annotation().has_value()) absl::StrAppend(&text, ": ", TypeToText(*var.annotation()));
     return text;
   }
 

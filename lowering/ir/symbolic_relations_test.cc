@@ -1,0 +1,133 @@
+// Type relations over symbolic dimensions (lowering/ir/dim.h): the ops that take them derive
+// the polynomial sizes a dynamic model needs, refuse what no polynomial describes with a
+// message that names the fix, and every other op refuses symbolic arguments by name.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lowering/ir/op.h"
+#include "lowering/ir/relation_test_util.h"
+
+namespace relay::ir {
+namespace {
+
+using relation_test::AttrList;
+using relation_test::Err;
+using relation_test::Ok;
+using relation_test::Rel;
+using ::testing::HasSubstr;
+
+constexpr DType f32 = DType::kFloat32;
+
+Dim Sym(const std::string& name, const std::string& bounds) {
+  absl::StatusOr<DimVar> v = ParseDimBounds(name, bounds);
+  EXPECT_TRUE(v.ok()) << v.status();
+  return Dim::Var(*v);
+}
+Dim C(int64_t v) { return Dim::Const(v); }
+
+const Dim N = Sym("N", "1..16");
+const Dim H = Sym("H", "64..1280:32");
+const Dim W = Sym("W", "64..1280:32");
+
+Type T(const Dims& dims) { return Type::SymbolicTensor(dims, f32); }
+Type S(Shape shape) { return Type::Tensor(std::move(shape), f32); }
+
+TEST(SymbolicTypeTest, StaysApartFromStaticShapes) {
+  Type t = T({N, C(3), H, W});
+  EXPECT_FALSE(t.is_static());
+  EXPECT_EQ(t.ndim(), 4);
+  EXPECT_EQ(TypeToString(t), "Tensor[(N, 3, H, W), float32]");
+  EXPECT_EQ(T({C(1), C(3)}), S({1, 3}));  // all-constant dims are the static type
+  EXPECT_TRUE(T({C(1), C(3)}).is_static());
+  EXPECT_NE(t, T({N, C(3), W, H}));
+  EXPECT_FALSE(Type::Tuple({S({1}), t}).is_static());
+  // The bounds are checked at their largest: 16 * 2^40 floats overflow no int64, 2^62 do.
+  EXPECT_TRUE(CheckTensorSizes(t).ok());
+  Dim huge = Sym("B", "1..4611686018427387904");
+  EXPECT_FALSE(CheckTensorSizes(T({huge, C(8)})).ok());
+}
+
+TEST(SymbolicRelationsTest, BroadcastKeepsTheSymbolAndRefusesToGuess) {
+  EXPECT_EQ(Ok(Rel("add", {T({N, C(3)}), S({3})})), "Tensor[(N, 3), float32]");
+  EXPECT_EQ(Ok(Rel("multiply", {T({N, C(1)}), T({N, C(5)})})), "Tensor[(N, 5), float32]");
+  EXPECT_THAT(Err(Rel("add", {T({N, C(3)}), S({5, 3})})),
+              HasSubstr("arguments 'a' (N, 3) and 'b' (5, 3) are not broadcast-compatible"));
+  EXPECT_EQ(Ok(Rel("nn.relu", {T({N, C(8)})})), "Tensor[(N, 8), float32]");
+  EXPECT_EQ(Ok(Rel("sum", {T({N, C(8), H})}, {{"axis", AttrValue::Ints({2})}})),
+            "Tensor[(N, 8), float32]");
+}
+
+TEST(SymbolicRelationsTest, ConvAndPoolHalveAMultipleOf32) {
+  AttrList stride2 = {{"strides", AttrValue::Ints({2, 2})}, {"padding", AttrValue::Ints({1, 1})}};
+  EXPECT_EQ(Ok(Rel("nn.conv2d", {T({N, C(3), H, W}), S({64, 3, 3, 3})}, stride2)),
+            "Tensor[(N, 64, H/2, W/2), float32]");
+  EXPECT_EQ(Ok(Rel("nn.max_pool2d", {T({N, C(64), H, W})},
+                   {{"pool_size", AttrValue::Ints({3, 3})},
+                    {"strides", AttrValue::Ints({2, 2})},
+                    {"padding", AttrValue::Ints({1, 1})}})),
+            "Tensor[(N, 64, H/2, W/2), float32]");
+  EXPECT_EQ(Ok(Rel("nn.global_avg_pool2d", {T({N, C(64), H, W})})),
+            "Tensor[(N, 64, 1, 1), float32]");
+  // Over every size from 64 the floor has no polynomial: the message says what to change.
+  Dim any_h = Sym("H", "64..1280");
+  EXPECT_THAT(Err(Rel("nn.conv2d", {T({N, C(3), any_h, W}), S({64, 3, 3, 3})}, stride2)),
+              HasSubstr("give 'H' a step"));
+  // Channels must be static; so must the weight.
+  EXPECT_THAT(Err(Rel("nn.conv2d", {T({N, N, H, W}), S({64, 3, 3, 3})})),
+              HasSubstr("symbolic extent N at axis 1"));
+}
+
+TEST(SymbolicRelationsTest, DenseAndFlattenCarryTheBatch) {
+  EXPECT_EQ(Ok(Rel("nn.dense", {T({N, C(512)}), S({1000, 512})})), "Tensor[(N, 1000), float32]");
+  EXPECT_THAT(Err(Rel("nn.dense", {T({N, H}), S({1000, 512})})),
+              HasSubstr("symbolic extent H at axis 1"));
+  Dim h32 = *H.DivExact(C(32));
+  Dim w32 = *W.DivExact(C(32));
+  EXPECT_EQ(Ok(Rel("nn.batch_flatten", {T({N, C(512), h32, w32})})), "Tensor[(N, H*W/2), float32]");
+  EXPECT_EQ(Ok(Rel("nn.bias_add", {T({N, C(8), H}), S({8})})), "Tensor[(N, 8, H), float32]");
+}
+
+TEST(SymbolicRelationsTest, ReshapeInfersFromPolynomials) {
+  Dim s = Sym("S", "1..512");
+  EXPECT_EQ(
+      Ok(Rel("reshape", {T({N, s, C(128)})}, {{"newshape", AttrValue::Ints({0, -1, 4, 32})}})),
+      "Tensor[(N, S, 4, 32), float32]");
+  EXPECT_EQ(
+      Ok(Rel("reshape", {T({N, s, C(4), C(32)})}, {{"newshape", AttrValue::Ints({0, -1, 128})}})),
+      "Tensor[(N, S, 128), float32]");
+  EXPECT_THAT(Err(Rel("reshape", {T({N, s, C(128)})}, {{"newshape", AttrValue::Ints({0, 5, -1})}})),
+              HasSubstr("cannot reshape (N, S, 128) to [0, 5, -1]"));
+  EXPECT_THAT(Err(Rel("reshape", {T({N, C(6)})}, {{"newshape", AttrValue::Ints({0, 2, 2})}})),
+              HasSubstr("cannot reshape (N, 6) (6*N elements) to [0, 2, 2] (4*N elements)"));
+}
+
+TEST(SymbolicRelationsTest, ShapeOpsMoveDims) {
+  EXPECT_EQ(Ok(Rel("transpose", {T({N, C(3), H})}, {{"axes", AttrValue::Ints({2, 0, 1})}})),
+            "Tensor[(H, N, 3), float32]");
+  EXPECT_EQ(Ok(Rel("concatenate", {Type::Tuple({T({N, H}), T({N, C(3)})})},
+                   {{"axis", AttrValue::Int(1)}})),
+            "Tensor[(N, H + 3), float32]");
+  EXPECT_THAT(Err(Rel("concatenate", {Type::Tuple({T({N, H}), T({C(2), C(3)})})},
+                      {{"axis", AttrValue::Int(1)}})),
+              HasSubstr("only axis 1 may differ"));
+  EXPECT_EQ(Ok(Rel("expand_dims", {T({N, C(3)})}, {{"axis", AttrValue::Int(1)}})),
+            "Tensor[(N, 1, 3), float32]");
+  EXPECT_EQ(Ok(Rel("squeeze", {T({N, C(1), C(3)})})), "Tensor[(N, 3), float32]");
+}
+
+TEST(SymbolicRelationsTest, OtherOpsRefuseSymbolicArgumentsByName) {
+  absl::StatusOr<Type> r = Rel("strided_slice", {T({N, C(3)})},
+                               {{"begin", AttrValue::Ints({0})}, {"end", AttrValue::Ints({1})}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("argument 'data' has Tensor[(N, 3), float32]: this op does not take "
+                        "symbolic dimensions yet"));
+}
+
+}  // namespace
+}  // namespace relay::ir
