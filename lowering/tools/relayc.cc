@@ -127,6 +127,8 @@ Commands:
   fmt FILE          print FILE in canonical Relay text
       --in_place        rewrite FILE instead of printing it
   check FILE        parse FILE, infer its types and print it with every type
+      --dim_bounds NAME=LO..HI[:STEP],...  symbolic dims (docs/dynamic-shapes.md): the
+                        bounds of dims named in --input-shape (x:N,3,H,W) or by the model
   interpret FILE    run @main of FILE with the reference interpreter
       --input NAME=FILE.npy  the value of parameter %NAME (repeat for each parameter)
       --random_inputs        give parameters without --input deterministic pseudo-random
@@ -212,7 +214,7 @@ command line relayc does not understand.
 const std::map<std::string, std::set<std::string>>& CommandFlags() {
   static const auto* flags = new std::map<std::string, std::set<std::string>>{
       {"fmt", {"in_place"}},
-      {"check", {"input_shape", "params"}},
+      {"check", {"input_shape", "dim_bounds", "params"}},
       {"interpret",
        {"input", "random_inputs", "output_dir", "input_shape", "params", "kernel_dir", "overflow"}},
       {"import", {"input_shape", "output", "params"}},
@@ -253,6 +255,7 @@ struct CommandLine {
   std::vector<std::string> absl_args;     // argv for absl::ParseCommandLine, flags normalised.
   std::vector<std::string> inputs;        // Every --input value, in order.
   std::vector<std::string> input_shapes;  // Every --input-shape value, in order.
+  std::vector<std::string> dim_bounds;    // Every --dim_bounds value, in order.
   std::vector<std::string> kernel_metas;  // Every --kernel_meta value, in order.
   std::string command;                    // The first positional argument, or empty.
 };
@@ -318,6 +321,10 @@ CommandLine ScanCommandLine(int argc, char** argv) {
       cl.input_shapes.push_back(value);
       continue;
     }
+    if (base == "dim_bounds") {
+      cl.dim_bounds.push_back(value);
+      continue;
+    }
     if (base == "kernel_meta") {
       cl.kernel_metas.push_back(value);
       continue;
@@ -349,15 +356,11 @@ PipelineOptions PipelineFlags() {
 
 // Symbolic dims are read by the commands that only parse and type-check (fmt, check): the
 // rest of the pipeline takes static shapes.
-ir::ParseOptions SymbolicDims() {
-  ir::ParseOptions options;
-  options.symbolic_dims = true;
-  return options;
-}
-
 absl::StatusOr<ir::Module> LoadModule(const std::string& path) {
   ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
-  return ir::ParseModule(text, path, SymbolicDims());
+  ir::ParseOptions options;
+  options.symbolic_dims = true;
+  return ir::ParseModule(text, path, options);
 }
 
 absl::Status Fmt(const std::string& path) {
@@ -368,9 +371,10 @@ absl::Status Fmt(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::Status Check(const std::string& path, const std::vector<std::string>& input_shapes) {
-  ASSIGN_OR_RETURN(LoadedModel loaded,
-                   LoadModel(path, input_shapes, absl::GetFlag(FLAGS_params), {}, SymbolicDims()));
+absl::Status Check(const std::string& path, const std::vector<std::string>& input_shapes,
+                   const std::vector<std::string>& dim_bounds) {
+  ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(path, input_shapes, absl::GetFlag(FLAGS_params),
+                                                 {}, SymbolicDimOptions{true, dim_bounds}));
   const ir::Module& module = loaded.module;
   RETURN_IF_ERROR(ir::InferTypes(module));
   ir::PrintOptions options;
@@ -495,7 +499,7 @@ int Main(int argc, char** argv) {
   if (cl.command == "fmt") {
     status = Fmt(path);
   } else if (cl.command == "check") {
-    status = Check(path, cl.input_shapes);
+    status = Check(path, cl.input_shapes, cl.dim_bounds);
   } else if (cl.command == "import") {
     status = ImportCommand(path, cl.input_shapes, absl::GetFlag(FLAGS_output),
                            absl::GetFlag(FLAGS_params));

@@ -46,11 +46,31 @@ absl::Status CheckParams(const ir::Module& module, const std::map<std::string, i
 
 absl::StatusOr<frontend::onnx::ImportedModel> Import(
     const std::string& path, const std::vector<std::string>& shapes,
-    const std::map<std::string, ir::Shape>& array_shapes = {}) {
+    const std::map<std::string, ir::Shape>& array_shapes = {},
+    const SymbolicDimOptions& symbolic = {}) {
   frontend::onnx::ImportOptions options;
-  ASSIGN_OR_RETURN(options.input_shapes, ParseInputShapes(shapes));
   options.input_array_shapes = array_shapes;
+  if (!symbolic.allowed) {
+    ASSIGN_OR_RETURN(options.input_shapes, ParseInputShapes(shapes));
+    return frontend::onnx::ImportOnnx(path, options);
+  }
+  options.symbolic_dims = true;
+  ASSIGN_OR_RETURN(options.dim_bounds, ParseDimBoundsFlags(symbolic.dim_bounds));
+  ASSIGN_OR_RETURN(options.input_dims, ParseSymbolicInputShapes(shapes, options.dim_bounds));
   return frontend::onnx::ImportOnnx(path, options);
+}
+
+// One --input-shape flag: the input's name and its dims as written.
+absl::StatusOr<std::pair<std::string, std::vector<std::string>>> SplitShapeFlag(
+    const std::string& flag) {
+  const size_t colon = flag.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input-shape '", flag, "' is not of the form NAME:D0,D1,... (NAME: for a scalar)"));
+  }
+  std::vector<std::string> dims;
+  if (colon + 1 < flag.size()) dims = absl::StrSplit(flag.substr(colon + 1), ',');
+  return std::make_pair(flag.substr(0, colon), dims);
 }
 
 }  // namespace
@@ -59,26 +79,71 @@ absl::StatusOr<std::map<std::string, ir::Shape>> ParseInputShapes(
     const std::vector<std::string>& flags) {
   std::map<std::string, ir::Shape> shapes;
   for (const std::string& flag : flags) {
-    const size_t colon = flag.rfind(':');
-    if (colon == std::string::npos || colon == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--input-shape '", flag, "' is not of the form NAME:D0,D1,... (NAME: for a scalar)"));
-    }
-    const std::string name = flag.substr(0, colon);
-    const std::string dims = flag.substr(colon + 1);
+    ASSIGN_OR_RETURN(auto parts, SplitShapeFlag(flag));
+    const auto& [name, dims] = parts;
     ir::Shape shape;
-    if (!dims.empty()) {
-      for (absl::string_view part : absl::StrSplit(dims, ',')) {
-        int64_t d = 0;
-        if (!absl::SimpleAtoi(part, &d) || d < 0) {
-          return absl::InvalidArgumentError(absl::StrCat("--input-shape '", flag, "': '",
-                                                         std::string(part),
-                                                         "' is not a non-negative dimension"));
-        }
-        shape.push_back(d);
+    for (const std::string& part : dims) {
+      int64_t d = 0;
+      if (!absl::SimpleAtoi(part, &d) || d < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("--input-shape '", flag, "': '", part,
+                                                       "' is not a non-negative dimension"));
       }
+      shape.push_back(d);
     }
     if (!shapes.emplace(name, shape).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--input-shape gives the shape of '", name, "' twice"));
+    }
+  }
+  return shapes;
+}
+
+absl::StatusOr<std::map<std::string, ir::DimVar>> ParseDimBoundsFlags(
+    const std::vector<std::string>& flags) {
+  std::map<std::string, ir::DimVar> bounds;
+  for (const std::string& flag : flags) {
+    for (absl::string_view item : absl::StrSplit(flag, ',')) {
+      const size_t eq = item.find('=');
+      if (eq == absl::string_view::npos || eq == 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--dim_bounds '", flag, "': '", std::string(item),
+                         "' is not of the form NAME=LO..HI or NAME=LO..HI:STEP"));
+      }
+      const std::string name(item.substr(0, eq));
+      ASSIGN_OR_RETURN(ir::DimVar var, ir::ParseDimBounds(name, std::string(item.substr(eq + 1))));
+      if (!bounds.emplace(name, var).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--dim_bounds gives the bounds of '", name, "' twice"));
+      }
+    }
+  }
+  return bounds;
+}
+
+absl::StatusOr<std::map<std::string, ir::Dims>> ParseSymbolicInputShapes(
+    const std::vector<std::string>& flags, const std::map<std::string, ir::DimVar>& bounds) {
+  std::map<std::string, ir::Dims> shapes;
+  for (const std::string& flag : flags) {
+    ASSIGN_OR_RETURN(auto parts, SplitShapeFlag(flag));
+    const auto& [name, texts] = parts;
+    ir::Dims dims;
+    for (const std::string& part : texts) {
+      int64_t d = 0;
+      if (absl::SimpleAtoi(part, &d) && d >= 0) {
+        dims.push_back(ir::Dim::Const(d));
+        continue;
+      }
+      auto it = bounds.find(part);
+      if (it == bounds.end()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--input-shape '", flag, "': '", part,
+            "' is neither a non-negative dimension nor a dim with bounds (give them with "
+            "--dim_bounds ",
+            part, "=LO..HI[:STEP])"));
+      }
+      dims.push_back(ir::Dim::Var(it->second));
+    }
+    if (!shapes.emplace(name, dims).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("--input-shape gives the shape of '", name, "' twice"));
     }
@@ -90,7 +155,7 @@ absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
                                       const std::vector<std::string>& input_shapes,
                                       const std::string& params_path,
                                       const std::map<std::string, ir::Shape>& array_shapes,
-                                      const ir::ParseOptions& parse) {
+                                      const SymbolicDimOptions& symbolic) {
   LoadedModel loaded;
   if (absl::EndsWith(path, ".onnx")) {
     if (!params_path.empty()) {
@@ -98,16 +163,19 @@ absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
           absl::StrCat("--params is for Relay text; ", path, " carries its weights itself"));
     }
     ASSIGN_OR_RETURN(frontend::onnx::ImportedModel imported,
-                     Import(path, input_shapes, array_shapes));
+                     Import(path, input_shapes, array_shapes, symbolic));
     loaded.module = std::move(imported.module);
     loaded.params = std::move(imported.params);
     return loaded;
   }
-  if (!input_shapes.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--input-shape is for .onnx models; the shapes of ", path, " are in its text"));
+  if (!input_shapes.empty() || !symbolic.dim_bounds.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(input_shapes.empty() ? "--dim_bounds" : "--input-shape",
+                     " is for .onnx models; the shapes of ", path, " are in its text"));
   }
   ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
+  ir::ParseOptions parse;
+  parse.symbolic_dims = symbolic.allowed;
   ASSIGN_OR_RETURN(loaded.module, ir::ParseModule(text, path, parse));
   if (!params_path.empty()) {
     ASSIGN_OR_RETURN(loaded.params, io::ReadSafetensors(params_path));

@@ -181,5 +181,31 @@ TEST(RelaycImportTest, Errors) {
   EXPECT_THAT(r.err, HasSubstr("--input-shape is for .onnx models"));
 }
 
+// check keeps an open dim symbolic where it has bounds (docs/dynamic-shapes.md); the other
+// commands take static shapes only so far and do not accept --dim_bounds.
+TEST(RelaycImportTest, CheckTakesSymbolicDims) {
+  const std::string model = WriteModel("dyn.onnx");
+  Result r = Relayc({"check", model, "--dim_bounds=N=1..16"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("%x: Tensor[(N[1:16], 3), float32]"));
+  EXPECT_THAT(r.out, HasSubstr("nn.relu(%1) /* ty=Tensor[(N, 2), float32] */"));
+
+  r = Relayc({"check", model, "--input-shape=x:B,3", "--dim_bounds", "B=2..64:2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("%x: Tensor[(B[2:64:2], 3), float32]"));
+
+  r = Relayc({"check", model, "--dim_bounds=N=16..1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("dimension 'N': bounds 16..1 are empty"));
+  r = Relayc({"check", model, "--dim_bounds=N"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--dim_bounds 'N': 'N' is not of the form NAME=LO..HI"));
+  r = Relayc({"check", model, "--input-shape=x:B,3"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("give them with --dim_bounds B=LO..HI[:STEP]"));
+  r = Relayc({"interpret", model, "--dim_bounds=N=1..16"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
 }  // namespace
 }  // namespace relay

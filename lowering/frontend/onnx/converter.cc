@@ -1,6 +1,7 @@
 #include "lowering/frontend/onnx/converter.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -21,6 +22,17 @@ using ::onnx::AttributeProto;
 int64_t NumElementsOf(const ir::Type& type) {
   constexpr int64_t kLimit = int64_t{1} << 50;
   int64_t n = type.is_tensor() ? 1 : 0;
+  if (type.is_tensor() && !type.is_static()) {
+    // At the bounds; an unbounded tensor is never folded (it has no value) nor refused here.
+    for (const ir::Dim& d : type.dims()) {
+      const int64_t max = d.Max();
+      if (max == 0) return 0;
+      if (max == ir::kUnboundedDim) return kFoldLimit + 1;
+      if (max < 0 || n > kLimit / max) return -1;
+      n *= max;
+    }
+    return n;
+  }
   if (type.is_tensor()) {
     for (int64_t d : type.shape()) {
       if (d == 0) return 0;
@@ -401,6 +413,29 @@ TypedExpr ScalarLike(NodeContext& ctx, const TypedExpr& x, double value) {
 }
 
 std::string ShapeStr(const ir::Shape& shape) { return ir::ShapeToString(shape); }
+
+std::string ShapeStr(const ir::Type& type) {
+  return type.is_static() ? ir::ShapeToString(type.shape()) : ir::DimsToString(type.dims());
+}
+
+bool TakesSymbolicDims(const std::string& key) {
+  // Each of these was read for what it does with its inputs' shapes: nothing static-only, or
+  // a clear error (a weight must be static, auto_pad SAME needs static sizes). Every
+  // converter of ops_math.cc is here; of the others, those the zoo's CNNs use.
+  static const auto* keys = new std::set<std::string>{
+      // ops_math.cc
+      "Abs", "Add", "And", "Celu", "Clip", "Div", "Elu", "Equal", "Erf", "Exp", "Gelu", "Greater",
+      "GreaterOrEqual", "HardSigmoid", "HardSwish", "LeakyRelu", "Less", "LessOrEqual", "Log",
+      "Max", "Mean", "Min", "Mul", "Neg", "Not", "Or", "Pow", "PRelu", "Reciprocal", "Relu", "Selu",
+      "Shrink", "Sigmoid", "Sign", "Softplus", "Softsign", "Sqrt", "Sub", "Sum", "Tanh",
+      "ThresholdedRelu", "Where", "Xor", "com.microsoft:Gelu",
+      // ops_nn.cc
+      "AveragePool", "BatchNormalization", "Conv", "Dropout", "Gemm", "GlobalAveragePool",
+      "LayerNormalization", "GlobalMaxPool", "LogSoftmax", "MatMul", "MaxPool", "Softmax",
+      // ops_tensor.cc
+      "Concat", "Flatten", "Identity", "Reshape", "Transpose"};
+  return keys->count(key) > 0;
+}
 
 const ConverterTable& Converters() {
   static const ConverterTable* table = [] {

@@ -182,8 +182,9 @@ absl::StatusOr<TypedExpr> Squeeze(NodeContext& ctx, const TypedExpr& x,
                                   const std::vector<int64_t>& axes);
 // A scalar of x's dtype.
 TypedExpr ScalarLike(NodeContext& ctx, const TypedExpr& x, double value);
-// "(1, 3, 224, 224)".
+// "(1, 3, 224, 224)"; a tensor type's, symbolic dims included: "(N, 3, H, W)".
 std::string ShapeStr(const ir::Shape& shape);
+std::string ShapeStr(const ir::Type& type);
 // "[1, 2, 3]": a list attribute, as error messages print it.
 std::string IntsStr(const std::vector<int64_t>& v);
 
@@ -198,6 +199,10 @@ void RegisterTensorConverters(ConverterTable* table);  // ops_tensor.cc
 
 // Every converter (built once).
 const ConverterTable& Converters();
+
+// The op types (ConverterTable keys) whose converters take inputs with symbolic dims
+// (docs/dynamic-shapes.md). The importer refuses a node of any other type whose input has one.
+bool TakesSymbolicDims(const std::string& key);
 
 }  // namespace relay::frontend::onnx
 

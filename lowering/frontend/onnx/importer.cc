@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -110,6 +111,28 @@ std::string DeclaredShape(const ::onnx::TensorShapeProto& shape) {
   return absl::StrCat("(", absl::StrJoin(dims, ", "), ")");
 }
 
+// A shape given for an input (static or symbolic) against the one the model declares: the same
+// rank, and the model's fixed dims.
+absl::Status CheckGivenShape(const std::string& label, const ::onnx::TypeProto::Tensor& declared,
+                             const ir::Dims& dims) {
+  if (!declared.has_shape()) return absl::OkStatus();
+  const ::onnx::TensorShapeProto& shape = declared.shape();
+  if (shape.dim_size() != static_cast<int>(dims.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(label, ": the given shape ", ir::DimsToString(dims), " has rank ", dims.size(),
+                     " but the model declares rank ", shape.dim_size()));
+  }
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    const auto& dim = shape.dim(i);
+    if (dim.has_dim_value() && dims[i] != ir::Dim::Const(dim.dim_value())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          label, ": the given shape ", ir::DimsToString(dims), " has ", dims[i].ToString(),
+          " at dimension ", i, " but the model fixes it to ", dim.dim_value()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The shape of an input given an array of shape `array`: the array's, where it agrees with what
 // the model declares.
 absl::StatusOr<ir::Shape> ShapeFromArray(const std::string& label,
@@ -153,6 +176,10 @@ class GraphImporter : public GraphServices {
   absl::Status AddInputs();
   absl::Status ConvertNode(const ::onnx::NodeProto& node, int index);
   absl::StatusOr<ir::Type> InputType(const ::onnx::ValueInfoProto& info) const;
+  // With ImportOptions::symbolic_dims: the input's dims from input_dims, or from its declared
+  // shape where every open dim is named in dim_bounds; nullopt where neither applies.
+  absl::StatusOr<std::optional<ir::Dims>> SymbolicInputDims(const ::onnx::ValueInfoProto& info,
+                                                            const std::string& label) const;
   const ir::Shape* GivenArrayShape(const std::string& onnx_name) const;
   absl::StatusOr<ir::Expr> MaterializeTensor(const ir::Tensor& tensor, const std::string& name,
                                              int64_t order, bool always_param);
@@ -275,6 +302,42 @@ const ir::Shape* GraphImporter::GivenArrayShape(const std::string& onnx_name) co
   return nullptr;
 }
 
+absl::StatusOr<std::optional<ir::Dims>> GraphImporter::SymbolicInputDims(
+    const ::onnx::ValueInfoProto& info, const std::string& label) const {
+  const ::onnx::TypeProto::Tensor& tt = info.type().tensor_type();
+  auto given = options_.input_dims.find(info.name());
+  if (given != options_.input_dims.end()) {
+    if (options_.input_shapes.count(info.name()) > 0) {
+      return absl::InvalidArgumentError(absl::StrCat(label, " is given two shapes"));
+    }
+    const ir::Dims& dims = given->second;
+    RETURN_IF_ERROR(CheckGivenShape(label, tt, dims));
+    RETURN_IF_ERROR(ir::CheckDims(dims));
+    return dims;
+  }
+  // The model's own names for open dims, where bounds are given for them.
+  if (options_.input_shapes.count(info.name()) > 0 || !tt.has_shape() ||
+      GivenArrayShape(info.name()) != nullptr) {
+    return std::nullopt;
+  }
+  ir::Dims dims;
+  bool symbolic = false;
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto& dim = tt.shape().dim(i);
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      dims.push_back(ir::Dim::Const(dim.dim_value()));
+      continue;
+    }
+    auto bounds =
+        dim.has_dim_param() ? options_.dim_bounds.find(dim.dim_param()) : options_.dim_bounds.end();
+    if (bounds == options_.dim_bounds.end()) return std::nullopt;  // refused as today
+    dims.push_back(ir::Dim::Var(bounds->second));
+    symbolic = true;
+  }
+  if (!symbolic) return std::nullopt;
+  return dims;
+}
+
 absl::StatusOr<ir::Type> GraphImporter::InputType(const ::onnx::ValueInfoProto& info) const {
   const std::string label = absl::StrCat("input '", info.name(), "'");
   if (!info.type().has_tensor_type()) {
@@ -287,6 +350,10 @@ absl::StatusOr<ir::Type> GraphImporter::InputType(const ::onnx::ValueInfoProto& 
   absl::StatusOr<ir::DType> dtype = DTypeFromOnnx(tt.elem_type());
   if (!dtype.ok()) return Prefixed(label, dtype.status());
 
+  if (options_.symbolic_dims) {
+    ASSIGN_OR_RETURN(std::optional<ir::Dims> dims, SymbolicInputDims(info, label));
+    if (dims.has_value()) return ir::Type::SymbolicTensor(*dims, *dtype);
+  }
   auto given = options_.input_shapes.find(info.name());
   ir::Shape shape;
   if (given != options_.input_shapes.end()) {
@@ -297,21 +364,9 @@ absl::StatusOr<ir::Type> GraphImporter::InputType(const ::onnx::ValueInfoProto& 
             label, ": the given shape ", ir::ShapeToString(shape), " has a negative dimension"));
       }
     }
-    if (tt.has_shape()) {
-      if (tt.shape().dim_size() != static_cast<int>(shape.size())) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(label, ": the given shape ", ir::ShapeToString(shape), " has rank ",
-                         shape.size(), " but the model declares rank ", tt.shape().dim_size()));
-      }
-      for (int i = 0; i < tt.shape().dim_size(); ++i) {
-        const auto& dim = tt.shape().dim(i);
-        if (dim.has_dim_value() && dim.dim_value() != shape[i]) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(label, ": the given shape ", ir::ShapeToString(shape), " has ", shape[i],
-                           " at dimension ", i, " but the model fixes it to ", dim.dim_value()));
-        }
-      }
-    }
+    ir::Dims dims;
+    for (int64_t d : shape) dims.push_back(ir::Dim::Const(d));
+    RETURN_IF_ERROR(CheckGivenShape(label, tt, dims));
   } else if (const ir::Shape* array = GivenArrayShape(info.name())) {
     ASSIGN_OR_RETURN(shape, ShapeFromArray(label, tt, *array));
   } else {
@@ -323,11 +378,20 @@ absl::StatusOr<ir::Type> GraphImporter::InputType(const ::onnx::ValueInfoProto& 
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
       const auto& dim = tt.shape().dim(i);
       if (!dim.has_dim_value() || dim.dim_value() < 0) {
+        // With symbolic dims, the one to report is the first open dim without bounds.
+        if (options_.symbolic_dims && dim.has_dim_param() &&
+            options_.dim_bounds.count(dim.dim_param()) > 0) {
+          continue;
+        }
         const std::string which =
             dim.has_dim_param() ? absl::StrCat(" ('", dim.dim_param(), "')") : std::string();
-        return absl::InvalidArgumentError(
-            absl::StrCat(label, " has a dynamic dimension ", i, which,
-                         "; give its shape (--input-shape=", info.name(), ":d0,d1,...)"));
+        const std::string or_bounds =
+            options_.symbolic_dims && dim.has_dim_param() && !dim.dim_param().empty()
+                ? absl::StrCat(" or its bounds (--dim_bounds=", dim.dim_param(), "=LO..HI[:STEP])")
+                : std::string();
+        return absl::InvalidArgumentError(absl::StrCat(
+            label, " has a dynamic dimension ", i, which,
+            "; give its shape (--input-shape=", info.name(), ":d0,d1,...)", or_bounds));
       }
       shape.push_back(dim.dim_value());
     }
@@ -353,7 +417,10 @@ absl::Status GraphImporter::AddInputs() {
           absl::StrCat("graph input '", info.name(), "' is listed twice"));
     }
   }
-  for (const auto& [name, shape] : options_.input_shapes) {
+  std::vector<std::string> shaped;
+  for (const auto& [name, shape] : options_.input_shapes) shaped.push_back(name);
+  for (const auto& [name, dims] : options_.input_dims) shaped.push_back(name);
+  for (const std::string& name : shaped) {
     if (input_names.count(name) == 0 || values_.count(name) > 0) {
       std::vector<std::string> real;
       for (const ::onnx::ValueInfoProto& info : graph_.input()) {
@@ -425,8 +492,17 @@ absl::Status GraphImporter::ConvertNode(const ::onnx::NodeProto& node, int index
     }
     inputs.push_back(it->second);
   }
+  const std::string key = ConverterKey(node);
+  if (!TakesSymbolicDims(key)) {
+    for (const GraphValuePtr& in : inputs) {
+      if (in == nullptr || in->type.is_static()) continue;
+      return absl::UnimplementedError(absl::StrCat(
+          label, ": input '", in->onnx_name, "' has the symbolic shape ", ShapeStr(in->type),
+          "; this op takes static shapes only so far (docs/dynamic-shapes.md)"));
+    }
+  }
   NodeContext ctx(node, opset_, std::move(inputs), this);
-  const ConvertFn& convert = Converters().at(ConverterKey(node));
+  const ConvertFn& convert = Converters().at(key);
   absl::Status status = convert(ctx);
   if (status.ok()) status = ctx.status();
   if (!status.ok()) return Prefixed(label, status);
@@ -528,7 +604,9 @@ absl::StatusOr<ImportedModel> ImportOnnxModel(const ::onnx::ModelProto& model,
   if (!imported.ok()) return error(imported.status());
   std::map<std::string, ir::Shape> input_shapes;
   for (const ImportedModel::Input& input : imported->inputs) {
-    if (input.type.is_tensor()) input_shapes.emplace(input.onnx_name, input.type.shape());
+    if (input.type.is_tensor() && input.type.is_static()) {
+      input_shapes.emplace(input.onnx_name, input.type.shape());
+    }
   }
   absl::StatusOr<int> agreed =
       CheckAgainstOnnxShapeInference(model, importer.ValueTypes(), input_shapes);

@@ -5,10 +5,12 @@
 // then tensor-valued Constant nodes and folded constants); the weights' values are returned
 // separately, keyed by parameter name, never inlined into the module. Scalars (rank-0
 // initializers and Constants) are operands, not weights: they become Relay scalar constants, or
-// attributes where the op has one (Clip's bounds). Every shape is static:
-// inputs take their shapes from the model or from ImportOptions::input_shapes, and shape
-// arithmetic in the graph (Shape, Gather, Concat, ...) is folded while importing. The ops the
-// importer understands, and how each maps to Relay, are listed in docs/onnx.md.
+// attributes where the op has one (Clip's bounds). Shapes are static unless
+// ImportOptions::symbolic_dims allows symbolic ones: inputs take their shapes from the model or
+// from ImportOptions::input_shapes, and shape arithmetic in the graph (Shape, Gather, Concat, ...)
+// is folded while importing. With symbolic dims, the converters that take them are listed in
+// SymbolicConverters (converter.h); any other node with a symbolic input is Unimplemented. The ops
+// the importer understands, and how each maps to Relay, are listed in docs/onnx.md.
 #ifndef RULES_RELAY_LOWERING_FRONTEND_ONNX_IMPORTER_H_
 #define RULES_RELAY_LOWERING_FRONTEND_ONNX_IMPORTER_H_
 
@@ -39,6 +41,16 @@ struct ImportOptions {
   // freeze_params): they are treated as initializers and are not inputs of @main. For models
   // that take a shape, axes or sizes as an input; their shapes are then computed from the value.
   std::map<std::string, ir::Tensor> input_values;
+
+  // Symbolic dimensions (docs/dynamic-shapes.md), only where `symbolic_dims` is set: the rest of
+  // the pipeline takes static shapes so far, and `relayc check` is what sets it.
+  bool symbolic_dims = false;
+  // Input shapes whose dims may be symbolic (bounded variables), by ONNX input name; as
+  // input_shapes otherwise (a name in both is an error).
+  std::map<std::string, ir::Dims> input_dims;
+  // Bounds of the model's own dim names: an input dimension the model leaves open under a name
+  // (dim_param) listed here becomes that symbolic dimension, for inputs without a given shape.
+  std::map<std::string, ir::DimVar> dim_bounds;
 };
 
 struct ImportedModel {

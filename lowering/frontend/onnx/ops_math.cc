@@ -144,9 +144,9 @@ absl::Status ConvertClip(NodeContext& ctx) {
   for (int i = 1; i <= 2; ++i) {
     if (!ctx.HasInput(i)) continue;
     const char* what = i == 1 ? "min" : "max";
-    if (ctx.InputType(i).NumElements() != 1) {
+    if (!ctx.InputType(i).is_static() || ctx.InputType(i).NumElements() != 1) {
       return ctx.Invalid(absl::StrCat("input '", what, "' must be a scalar, got shape ",
-                                      ShapeStr(ctx.InputType(i).shape())));
+                                      ShapeStr(ctx.InputType(i))));
     }
     if (ctx.IsConstant(i)) {
       ASSIGN_OR_RETURN(std::vector<double> v, ctx.ConstDoubles(i, what));
@@ -192,9 +192,9 @@ absl::Status ConvertPRelu(NodeContext& ctx) {
   ASSIGN_OR_RETURN(TypedExpr neg, ctx.Op("less", {x, ScalarLike(ctx, x, 0)}));
   ASSIGN_OR_RETURN(TypedExpr scaled, ctx.Op("multiply", {x, slope}));
   ASSIGN_OR_RETURN(TypedExpr y, ctx.Op("where", {neg, scaled, x}));
-  if (y.type.shape() != x.type.shape()) {
-    return ctx.Invalid(absl::StrCat("slope ", ShapeStr(slope.type.shape()),
-                                    " does not broadcast to the input ", ShapeStr(x.type.shape())));
+  if (y.type.dims() != x.type.dims()) {
+    return ctx.Invalid(absl::StrCat("slope ", ShapeStr(slope.type),
+                                    " does not broadcast to the input ", ShapeStr(x.type)));
   }
   ctx.SetOutput(0, y);
   return absl::OkStatus();

@@ -33,7 +33,7 @@ absl::StatusOr<int64_t> FitInt64(NodeContext& ctx, Wide v, const std::string& wh
 absl::StatusOr<int> SpatialRank(NodeContext& ctx, const ir::Type& x) {
   if (x.ndim() == 3 || x.ndim() == 4) return x.ndim() - 2;
   return ctx.Unimplemented(absl::StrCat("only 1-D and 2-D ", ctx.op_type(), " is supported (input ",
-                                        ShapeStr(x.shape()), " has ", std::max(0, x.ndim() - 2),
+                                        ShapeStr(x), " has ", std::max(0, x.ndim() - 2),
                                         " spatial axes)"));
 }
 
@@ -103,6 +103,18 @@ Ints LiftPads(const Ints& pads) { return pads.size() == 2 ? Ints{0, pads[0], 0, 
 
 Ints SpatialDims(const ir::Type& t) { return Ints(t.shape().begin() + 2, t.shape().end()); }
 
+// ResolvePads for an input whose spatial sizes may be symbolic: only auto_pad SAME reads them.
+absl::StatusOr<Ints> ResolvePadsOf(NodeContext& ctx, const ir::Type& x, const Ints& kernel,
+                                   const Ints& strides, const Ints& dilations) {
+  if (x.is_static()) return ResolvePads(ctx, SpatialDims(x), kernel, strides, dilations);
+  const std::string auto_pad = ctx.AttrString("auto_pad", "NOTSET");
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    return ctx.Unimplemented(absl::StrCat("auto_pad ", auto_pad, " over the symbolic sizes of ",
+                                          ShapeStr(x), " (its padding depends on them)"));
+  }
+  return ResolvePads(ctx, Ints(kernel.size(), 0), kernel, strides, dilations);
+}
+
 // What Conv and ConvTranspose read alike: data and weight (of rank spatial + 2, matching
 // kernel_shape when it is given), strides and dilations.
 struct ConvOperands {
@@ -116,6 +128,9 @@ absl::StatusOr<ConvOperands> ReadConvOperands(NodeContext& ctx) {
   ASSIGN_OR_RETURN(c.x, ctx.In(0));
   ASSIGN_OR_RETURN(c.w, ctx.In(1));
   ASSIGN_OR_RETURN(c.n, SpatialRank(ctx, c.x.type));
+  if (!c.w.type.is_static()) {
+    return ctx.Unimplemented(absl::StrCat("weight ", ShapeStr(c.w.type), " has symbolic dims"));
+  }
   if (c.w.type.ndim() != c.n + 2) {
     return ctx.Invalid(
         absl::StrCat("weight ", ShapeStr(c.w.type.shape()), " must have rank ", c.n + 2));
@@ -134,7 +149,7 @@ absl::StatusOr<ConvOperands> ReadConvOperands(NodeContext& ctx) {
 absl::Status ConvertConv(NodeContext& ctx) {
   ASSIGN_OR_RETURN(ConvOperands c, ReadConvOperands(ctx));
   auto& [x, w, n, kernel, strides, dilations] = c;
-  ASSIGN_OR_RETURN(Ints pads, ResolvePads(ctx, SpatialDims(x.type), kernel, strides, dilations));
+  ASSIGN_OR_RETURN(Ints pads, ResolvePadsOf(ctx, x.type, kernel, strides, dilations));
   const int64_t group = ctx.AttrInt("group", 1);
   if (n == 1) {
     ASSIGN_OR_RETURN(x, ExpandDims(ctx, x, 2));
@@ -250,7 +265,7 @@ ConvertFn Pool(bool max) {
     }
     ASSIGN_OR_RETURN(Ints strides, SpatialAttr(ctx, "strides", n, 1, 1));
     ASSIGN_OR_RETURN(Ints dilations, SpatialAttr(ctx, "dilations", n, 1, 1));
-    ASSIGN_OR_RETURN(Ints pads, ResolvePads(ctx, SpatialDims(x.type), kernel, strides, dilations));
+    ASSIGN_OR_RETURN(Ints pads, ResolvePadsOf(ctx, x.type, kernel, strides, dilations));
     const bool ceil_mode = ctx.AttrBool("ceil_mode", false);
     if (n == 1) {
       ASSIGN_OR_RETURN(x, ExpandDims(ctx, x, 2));
@@ -278,8 +293,8 @@ ConvertFn GlobalPool(bool max) {
   return [max](NodeContext& ctx) -> absl::Status {
     ASSIGN_OR_RETURN(TypedExpr x, ctx.In(0));
     if (x.type.ndim() < 3) {
-      return ctx.Invalid(absl::StrCat("input ", ShapeStr(x.type.shape()),
-                                      " must have rank >= 3 (N, C, spatial...)"));
+      return ctx.Invalid(
+          absl::StrCat("input ", ShapeStr(x.type), " must have rank >= 3 (N, C, spatial...)"));
     }
     TypedExpr y;
     if (x.type.ndim() == 4) {
@@ -312,7 +327,7 @@ absl::Status ConvertBatchNorm(NodeContext& ctx) {
   }
   ASSIGN_OR_RETURN(TypedExpr x, ctx.In(0));
   if (x.type.ndim() < 2) {
-    return ctx.Invalid(absl::StrCat("input ", ShapeStr(x.type.shape()), " must have rank >= 2"));
+    return ctx.Invalid(absl::StrCat("input ", ShapeStr(x.type), " must have rank >= 2"));
   }
   std::vector<TypedExpr> args = {x};
   for (int i = 1; i <= 4; ++i) {
@@ -381,6 +396,12 @@ absl::Status ConvertLayerNorm(NodeContext& ctx) {
   const int rank = x.type.ndim();
   ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx.AttrInt("axis", -1), rank));
   const float epsilon = ctx.AttrFloat("epsilon", 1e-5f);
+  for (int i = 1; i <= 2; ++i) {
+    if (ctx.HasInput(i) && !ctx.InputType(i).is_static()) {
+      return ctx.Unimplemented(absl::StrCat(i == 1 ? "scale " : "bias ", ShapeStr(ctx.InputType(i)),
+                                            " has symbolic dims"));
+    }
+  }
   if (ctx.AttrInt("stash_type", 1) != 1) {
     return ctx.Unimplemented("stash_type other than 1 (float32 statistics) is not supported");
   }
@@ -409,9 +430,8 @@ absl::Status ConvertLayerNorm(NodeContext& ctx) {
     ASSIGN_OR_RETURN(TypedExpr bias, ctx.In(2));
     ASSIGN_OR_RETURN(y, ctx.Op("add", {y, bias}));
   }
-  if (y.type.shape() != x.type.shape()) {
-    return ctx.Invalid(
-        absl::StrCat("scale/bias do not broadcast to the input ", ShapeStr(x.type.shape())));
+  if (y.type.dims() != x.type.dims()) {
+    return ctx.Invalid(absl::StrCat("scale/bias do not broadcast to the input ", ShapeStr(x.type)));
   }
   ctx.SetOutput(0, y);
   if (ctx.HasOutput(1)) ctx.SetOutput(1, norm.mean);
@@ -477,6 +497,10 @@ ConvertFn Softmax(const char* relay_op) {
     if (!flatten || axis == rank - 1) {
       ASSIGN_OR_RETURN(y, ctx.Op(relay_op, {x}, {{"axis", AttrValue::Int(axis)}}));
     } else {
+      if (!x.type.is_static()) {
+        return ctx.Unimplemented(absl::StrCat("opset ", ctx.opset(), " flattens ", ShapeStr(x.type),
+                                              " at axis ", axis, ", which needs static dims"));
+      }
       const ir::Shape& s = x.type.shape();
       ASSIGN_OR_RETURN(TypedExpr flat,
                        Reshape(ctx, x, {Product(s, 0, axis), Product(s, axis, rank)}));
@@ -495,6 +519,19 @@ absl::Status ConvertMatMul(NodeContext& ctx) {
   ASSIGN_OR_RETURN(TypedExpr a, ctx.In(0));
   ASSIGN_OR_RETURN(TypedExpr b, ctx.In(1));
   if (a.type.ndim() == 0 || b.type.ndim() == 0) return ctx.Invalid("operands must not be scalars");
+  if (!a.type.is_static() || !b.type.is_static()) {
+    // Symbolic rows times a static matrix (a layer's weight): a dense over its transpose.
+    if (a.type.ndim() < 2 || b.type.ndim() != 2 || !b.type.is_static()) {
+      return ctx.Unimplemented(absl::StrCat("MatMul of ", ShapeStr(a.type), " and ",
+                                            ShapeStr(b.type),
+                                            " with symbolic dims: only rows of rank >= 2 times "
+                                            "a static 2-D matrix so far"));
+    }
+    ASSIGN_OR_RETURN(TypedExpr bt, ctx.Op("transpose", {b}, {{"axes", AttrValue::Ints({1, 0})}}));
+    ASSIGN_OR_RETURN(TypedExpr y, ctx.Op("nn.dense", {a, bt}));
+    ctx.SetOutput(0, y);
+    return absl::OkStatus();
+  }
   const bool a_vector = a.type.ndim() == 1;
   const bool b_vector = b.type.ndim() == 1;
   if (a_vector) {
@@ -572,8 +609,8 @@ absl::Status ConvertGemm(NodeContext& ctx) {
   ASSIGN_OR_RETURN(TypedExpr a, ctx.In(0));
   ASSIGN_OR_RETURN(TypedExpr b, ctx.In(1));
   if (a.type.ndim() != 2 || b.type.ndim() != 2) {
-    return ctx.Invalid(absl::StrCat("A ", ShapeStr(a.type.shape()), " and B ",
-                                    ShapeStr(b.type.shape()), " must be 2-D"));
+    return ctx.Invalid(
+        absl::StrCat("A ", ShapeStr(a.type), " and B ", ShapeStr(b.type), " must be 2-D"));
   }
   const bool trans_a = ctx.AttrBool("transA", false);
   const bool trans_b = ctx.AttrBool("transB", false);
@@ -595,11 +632,11 @@ absl::Status ConvertGemm(NodeContext& ctx) {
     if (beta != 1.0) {
       ASSIGN_OR_RETURN(c, ctx.Op("multiply", {c, ScalarLike(ctx, c, beta)}));
     }
-    const ir::Shape before = y.type.shape();
+    const ir::Type before = y.type;
     ASSIGN_OR_RETURN(y, ctx.Op("add", {y, c}));
-    if (y.type.shape() != before) {
-      return ctx.Invalid(absl::StrCat("C ", ShapeStr(c.type.shape()),
-                                      " does not broadcast to the product ", ShapeStr(before)));
+    if (y.type.dims() != before.dims()) {
+      return ctx.Invalid(absl::StrCat("C ", ShapeStr(c.type), " does not broadcast to the product ",
+                                      ShapeStr(before)));
     }
   }
   ctx.SetOutput(0, y);
@@ -621,6 +658,10 @@ absl::Status ConvertDropout(NodeContext& ctx) {
   ASSIGN_OR_RETURN(TypedExpr x, ctx.In(0));
   ctx.Forward(0, 0);
   if (ctx.HasOutput(1)) {
+    if (!x.type.is_static()) {
+      return ctx.Unimplemented(
+          absl::StrCat("the mask output of ", ShapeStr(x.type), ", which needs static dims"));
+    }
     ASSIGN_OR_RETURN(TypedExpr mask, ctx.Op("broadcast_to", {ctx.Scalar(DType::kBool, 1)},
                                             {{"shape", AttrValue::Ints(x.type.shape())}}));
     ctx.SetOutput(1, mask);

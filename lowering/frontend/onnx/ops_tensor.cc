@@ -62,6 +62,14 @@ absl::Status ConvertReshape(NodeContext& ctx) {
     ASSIGN_OR_RETURN(shape, ctx.ConstInts(1, "shape"));
   }
   const bool allowzero = ctx.AttrInt("allowzero", 0) != 0;
+  if (!x.type.is_static()) {
+    // Relay's reshape reads 0 and -1 as ONNX does, over symbolic dims too.
+    AttrList attrs = {{"newshape", AttrValue::Ints(shape)}};
+    if (allowzero) attrs.push_back({"allowzero", AttrValue::Bool(true)});
+    ASSIGN_OR_RETURN(TypedExpr y, ctx.Op("reshape", {x}, attrs));
+    ctx.SetOutput(0, y);
+    return absl::OkStatus();
+  }
   const ir::Shape& in = x.type.shape();
   // Resolve 0 and -1 here so the Relay op gets a plain shape.
   ir::Shape out;
@@ -113,6 +121,26 @@ absl::Status ConvertFlatten(NodeContext& ctx) {
     return ctx.Invalid(absl::StrCat("axis ", axis_attr, " is out of range for rank ", rank));
   }
   const int axis = static_cast<int>(axis_attr < 0 ? axis_attr + rank : axis_attr);
+  if (!x.type.is_static()) {
+    // (d0 * ... * d(axis-1), the rest) as reshape's 0 and -1: the outer product copied when it is
+    // the one dim (axis 1) or fixed when constant, the inner one inferred.
+    const ir::Dims dims = x.type.dims();
+    ir::Dim outer = ir::Dim::Const(1);
+    for (int i = 0; i < axis; ++i) outer = outer * dims[i];
+    Ints newshape;
+    if (outer.is_const()) {
+      newshape = {outer.value(), -1};
+    } else if (axis == 1) {
+      newshape = {0, -1};
+    } else {
+      return ctx.Unimplemented(absl::StrCat("flattening ", ShapeStr(x.type), " at axis ", axis,
+                                            " merges symbolic dims into the first axis"));
+    }
+    ASSIGN_OR_RETURN(TypedExpr y,
+                     ctx.Op("reshape", {x}, {{"newshape", AttrValue::Ints(newshape)}}));
+    ctx.SetOutput(0, y);
+    return absl::OkStatus();
+  }
   const ir::Shape& s = x.type.shape();
   ASSIGN_OR_RETURN(TypedExpr y, Reshape(ctx, x, {Product(s, 0, axis), Product(s, axis, rank)}));
   ctx.SetOutput(0, y);

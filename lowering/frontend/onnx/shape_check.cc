@@ -93,7 +93,7 @@ absl::StatusOr<int> CheckAgainstOnnxShapeInference(
   for (const ::onnx::ValueInfoProto* info : inferred) {
     if (!seen.insert(info->name()).second) continue;
     auto ours = types.find(info->name());
-    if (ours == types.end() || !ours->second.is_tensor()) continue;
+    if (ours == types.end() || !ours->second.is_tensor() || !ours->second.is_static()) continue;
     ir::Shape shape;
     if (!StaticShape(*info, &shape)) continue;
     const int32_t elem = info->type().tensor_type().elem_type();
