@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "lowering/ir/module.h"
 #include "lowering/ir/tensor.h"
 #include "lowering/ir/type.h"
 
@@ -43,6 +44,14 @@ struct ModelInput {
 absl::StatusOr<std::map<std::string, ir::Tensor>> BindInputs(const std::vector<InputArray>& arrays,
                                                              const std::vector<ModelInput>& inputs,
                                                              bool random);
+
+// A module whose @main has symbolic dims (docs/dynamic-shapes.md), specialized to the shapes of
+// this call: the arrays' and the weights' (ir::BindDims, passes::SpecializeDims); the caller
+// infers its types again. `module` is returned as is when @main's parameters are static.
+// Errors name the input: a shape the dims do not admit, or a symbolic input without an array.
+absl::StatusOr<ir::Module> SpecializeToInputs(const ir::Module& module,
+                                              const std::map<std::string, ir::Tensor>& weights,
+                                              const std::vector<InputArray>& arrays);
 
 }  // namespace relay::tools
 

@@ -131,6 +131,8 @@ Commands:
                         bounds of dims named in --input-shape (x:N,3,H,W) or by the model
   interpret FILE    run @main of FILE with the reference interpreter
       --input NAME=FILE.npy  the value of parameter %NAME (repeat for each parameter)
+      --dim_bounds NAME=LO..HI[:STEP],...  as check's; a model with symbolic dims runs at
+                             the sizes of its --input arrays, checked against the bounds
       --random_inputs        give parameters without --input deterministic pseudo-random
                              values (floats in [-1, 1), integers in [0, 10), bools)
       --output_dir DIR       write output_0.npy, output_1.npy, ... (tuples flattened) to DIR
@@ -216,7 +218,8 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
       {"fmt", {"in_place"}},
       {"check", {"input_shape", "dim_bounds", "params"}},
       {"interpret",
-       {"input", "random_inputs", "output_dir", "input_shape", "params", "kernel_dir", "overflow"}},
+       {"input", "random_inputs", "output_dir", "input_shape", "dim_bounds", "params", "kernel_dir",
+        "overflow"}},
       {"import", {"input_shape", "output", "params"}},
       {"partition",
        {"input_shape", "params", "kernel_dir", "write_kernels", "out_dir", "name", "dump_ir_after",
@@ -384,7 +387,8 @@ absl::Status Check(const std::string& path, const std::vector<std::string>& inpu
 }
 
 absl::Status Interpret(const std::string& path, const std::vector<std::string>& input_flags,
-                       const std::vector<std::string>& input_shapes) {
+                       const std::vector<std::string>& input_shapes,
+                       const std::vector<std::string>& dim_bounds) {
   const bool partitioned =
       path.size() > 11 && path.compare(path.size() - 11, 11, ".graph.json") == 0;
   // The arrays first: an ONNX model's open dimensions are theirs.
@@ -398,10 +402,13 @@ absl::Status Interpret(const std::string& path, const std::vector<std::string>& 
     ASSIGN_OR_RETURN(loaded,
                      LoadPartitionedModel(path, dirs, overflow, absl::GetFlag(FLAGS_params)));
   } else {
-    ASSIGN_OR_RETURN(
-        loaded, LoadModel(path, input_shapes, absl::GetFlag(FLAGS_params), ArrayShapes(arrays)));
+    ASSIGN_OR_RETURN(loaded, LoadModel(path, input_shapes, absl::GetFlag(FLAGS_params),
+                                       ArrayShapes(arrays), SymbolicDimOptions{true, dim_bounds}));
   }
-  const ir::Module& module = loaded.module;
+  RETURN_IF_ERROR(ir::InferTypes(loaded.module));
+  // A model with symbolic dims runs at the sizes of the arrays given.
+  ASSIGN_OR_RETURN(const ir::Module module,
+                   SpecializeToInputs(loaded.module, loaded.params, arrays));
   RETURN_IF_ERROR(ir::InferTypes(module));
   ir::Function main = module.main();
   if (main == nullptr) return absl::NotFoundError(absl::StrCat(path, ": no function @main"));
@@ -575,7 +582,7 @@ int Main(int argc, char** argv) {
     status = AssembleCommand(path, absl::GetFlag(FLAGS_params), cl.kernel_metas,
                              absl::GetFlag(FLAGS_out_dir), absl::GetFlag(FLAGS_name));
   } else {
-    status = Interpret(path, cl.inputs, cl.input_shapes);
+    status = Interpret(path, cl.inputs, cl.input_shapes, cl.dim_bounds);
   }
   return Report(status);
 }

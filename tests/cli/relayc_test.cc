@@ -83,7 +83,8 @@ std::string Bytes(std::initializer_list<uint8_t> bytes) {
 // header "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }" (57 characters), padded
 // with 60 spaces and a newline so that 10 + 118 bytes precede the data.
 std::string Float32VectorNpy(const std::string& data) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }";
+  std::string header =
+      absl::StrCat("{'descr': '<f4', 'fortran_order': False, 'shape': (", data.size() / 4, ",), }");
   header += std::string(60, ' ') + "\n";
   return std::string("\x93NUMPY\x01\x00", 8) + Bytes({118, 0}) + header + data;
 }
@@ -241,6 +242,35 @@ TEST(Relayc, InterpretFlattensTuples) {
   EXPECT_EQ(*io::ReadFile(dir + "/output_0.npy"), Float32VectorNpy(kReluSum));
   EXPECT_EQ(*io::ReadFile(dir + "/output_1.npy"), Float32VectorNpy(kSum));
   EXPECT_THAT(r.out, HasSubstr("output_1: Tensor[(4), float32] [1.5, -0.5, 2, 1]"));
+}
+
+// A model written once over a symbolic length runs at the length of the arrays it is given, and
+// refuses a length its bounds do not admit, naming the input.
+TEST(Relayc, InterpretRunsSymbolicDimsAtTheArraysSizes) {
+  std::string dir = TempDir() + "/symbolic";
+  std::vector<std::string> args = {"interpret", Testdata("symbolic_relu_add.relay")};
+  for (const std::string& flag : WriteInputs(dir)) args.push_back(flag);
+  Result r = Relayc(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("output_0: Tensor[(4), float32] [1.5, 0, 2, 1]"));
+
+  ASSERT_TRUE(io::WriteFileAtomically(dir + "/x3.npy", Float32VectorNpy(kX.substr(0, 12))).ok());
+  ASSERT_TRUE(io::WriteFileAtomically(dir + "/y3.npy", Float32VectorNpy(kY.substr(0, 12))).ok());
+  Result odd = Relayc({"interpret", Testdata("symbolic_relu_add.relay"), "--input",
+                       "x=" + dir + "/x3.npy", "--input", "y=" + dir + "/y3.npy"});
+  EXPECT_EQ(odd.exit_code, 1);
+  EXPECT_THAT(odd.err, HasSubstr("input 'x' has shape (3) but the model takes (N): N = 3 is not "
+                                 "one of 2..8:2"));
+  Result mixed = Relayc({"interpret", Testdata("symbolic_relu_add.relay"), "--input",
+                         "x=" + dir + "/x.npy", "--input", "y=" + dir + "/y3.npy"});
+  EXPECT_EQ(mixed.exit_code, 1);
+  EXPECT_THAT(mixed.err, HasSubstr("input 'y' has shape (3) but the model takes (N)"));
+  Result random = Relayc({"interpret", Testdata("symbolic_relu_add.relay"), "--random_inputs"});
+  EXPECT_EQ(random.exit_code, 1);
+  EXPECT_THAT(random.err, HasSubstr("input %x has the symbolic shape Tensor[(N), float32]"));
+  Result run = Relayc({"run", Testdata("symbolic_relu_add.relay"), "--random_inputs"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("this command needs static shapes"));
 }
 
 TEST(Relayc, InterpretInputErrors) {

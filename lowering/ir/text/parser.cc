@@ -766,8 +766,9 @@ absl::StatusOr<Dim> Parser::ParseDimAtom() {
   if (!any && token.kind != TokenKind::kIdent) return Unexpected(token, "a dimension");
   if (!options_.symbolic_dims) {
     return ErrorAt(token, absl::StrCat("symbolic dimension ", DescribeToken(token),
-                                       ": only `relayc check` and `relayc fmt` read symbolic "
-                                       "dimensions so far; this command needs static shapes"));
+                                       ": only `relayc check`, `fmt` and `interpret` read "
+                                       "symbolic dimensions so far; this command needs static "
+                                       "shapes"));
   }
   Next();
   if (any) {

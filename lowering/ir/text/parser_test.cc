@@ -497,8 +497,8 @@ const ErrorCase kErrorCases[] = {
      "%y, %x)\n}\n",
      "m.relay:2:7: error: a let expression here must be in parentheses: (let %x = ...; ...)"},
     {"DynamicDimension", "def @main(%x: Tensor[(?, 3), float32]) {\n  %x\n}\n",
-     "m.relay:1:23: error: symbolic dimension '?': only `relayc check` and `relayc fmt` read "
-     "symbolic dimensions so far; this command needs static shapes"},
+     "m.relay:1:23: error: symbolic dimension '?': only `relayc check`, `fmt` and `interpret` "
+     "read symbolic dimensions so far; this command needs static shapes"},
     {"NegativeDimension", "def @main(%x: Tensor[(1, -3), float32]) {\n  %x\n}\n",
      "m.relay:1:26: error: negative dimension -3"},
     {"TensorTooLarge",

@@ -103,8 +103,8 @@ TEST(SymbolicTextTest, OffByDefaultWithAMessageThatSaysWhere) {
       ParseModule("def @main(%a: Tensor[(N[1:16], 3), float32]) { %a }", "m.relay");
   ASSERT_FALSE(module.ok());
   EXPECT_EQ(std::string(module.status().message()),
-            "m.relay:1:23: error: symbolic dimension 'N': only `relayc check` and `relayc fmt` "
-            "read symbolic dimensions so far; this command needs static shapes");
+            "m.relay:1:23: error: symbolic dimension 'N': only `relayc check`, `fmt` and "
+            "`interpret` read symbolic dimensions so far; this command needs static shapes");
 }
 
 TEST(SymbolicTextTest, OpsWithoutSymbolicRelationsSayWhich) {

@@ -1,0 +1,22 @@
+// Specializes a model with symbolic dims (lowering/ir/dim.h) to one call's sizes: the module as
+// it would have been written for those shapes. The reference interpreter runs a dynamic model
+// this way; compiled code will take the sizes as arguments instead (docs/dynamic-shapes.md).
+#ifndef RULES_RELAY_LOWERING_PASSES_SPECIALIZE_DIMS_H_
+#define RULES_RELAY_LOWERING_PASSES_SPECIALIZE_DIMS_H_
+
+#include "absl/status/statusor.h"
+#include "lowering/ir/dim.h"
+#include "lowering/ir/module.h"
+
+namespace relay::passes {
+
+// `module` with @main's parameter and result annotations evaluated at `bindings` (see
+// ir::BindDims), every node that depends on a parameter rebuilt, so that type inference gives
+// each a static type (the caller runs it). A symbolic annotation elsewhere (another function, a
+// let, a nested function) is Unimplemented; a variable without a size is InvalidArgument.
+absl::StatusOr<ir::Module> SpecializeDims(const ir::Module& module,
+                                          const ir::DimBindings& bindings);
+
+}  // namespace relay::passes
+
+#endif  // RULES_RELAY_LOWERING_PASSES_SPECIALIZE_DIMS_H_
