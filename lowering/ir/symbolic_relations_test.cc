@@ -119,6 +119,29 @@ TEST(SymbolicRelationsTest, ShapeOpsMoveDims) {
   EXPECT_EQ(Ok(Rel("squeeze", {T({N, C(1), C(3)})})), "Tensor[(N, 3), float32]");
 }
 
+TEST(SymbolicRelationsTest, AttentionShapes) {
+  const Dim s = Sym("S", "1..512");
+  // An embedding lookup of (N, S) token ids.
+  EXPECT_EQ(Ok(Rel("take", {S({1000, 64}), Type::SymbolicTensor({N, s}, DType::kInt64)},
+                   {{"axis", AttrValue::Int(0)}})),
+            "Tensor[(N, S, 64), float32]");
+  // Scores and context over a merged (batch, heads) axis, then split back.
+  const Type q = T({N * C(2), s, C(32)});
+  const Type kt = T({N * C(2), C(32), s});
+  EXPECT_EQ(Ok(Rel("nn.batch_matmul", {q, kt}, {{"transpose_b", AttrValue::Bool(false)}})),
+            "Tensor[(2*N, S, S), float32]");
+  EXPECT_THAT(Err(Rel("nn.batch_matmul", {q, T({N * C(2), s, C(32)})},
+                      {{"transpose_b", AttrValue::Bool(false)}})),
+              HasSubstr("has K = 32 but 'b' (2*N, S, 32) has K = S"));
+  EXPECT_EQ(
+      Ok(Rel("reshape", {T({N, C(2), s, C(32)})}, {{"newshape", AttrValue::Ints({-3, 0, 0})}})),
+      "Tensor[(2*N, S, 32), float32]");
+  EXPECT_EQ(
+      Ok(Rel("reshape", {T({N * C(2), s, s})}, {{"newshape", AttrValue::Ints({-4, -1, 2, 0, 0})}})),
+      "Tensor[(N, 2, S, S), float32]");
+  EXPECT_EQ(Ok(Rel("nn.matmul", {T({N, C(8)}), S({8, 3})})), "Tensor[(N, 3), float32]");
+}
+
 TEST(SymbolicRelationsTest, OtherOpsRefuseSymbolicArgumentsByName) {
   absl::StatusOr<Type> r = Rel("strided_slice", {T({N, C(3)})},
                                {{"begin", AttrValue::Ints({0})}, {"end", AttrValue::Ints({1})}});

@@ -667,9 +667,16 @@ TEST(TransformRelTest, Reshape) {
               HasSubstr("cannot reshape (2, 3, 4) (24 elements) to [7] (7 elements)"));
   EXPECT_THAT(Err(Rel("reshape", {x}, {{"newshape", Is({-1, -1})}})),
               HasSubstr("has more than one -1"));
-  absl::StatusOr<Type> special = Rel("reshape", {x}, {{"newshape", Is({-2})}});
-  EXPECT_EQ(Code(special), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(Err(special), HasSubstr("uses the special value -2"));
+  // TVM's special values: -2 copies the rest, -3 merges two dims, -4 splits one.
+  EXPECT_EQ(Ok(Rel("reshape", {x}, {{"newshape", Is({0, -2})}})), S(T({2, 3, 4})));
+  EXPECT_EQ(Ok(Rel("reshape", {x}, {{"newshape", Is({-3, 0})}})), S(T({6, 4})));
+  EXPECT_EQ(Ok(Rel("reshape", {x}, {{"newshape", Is({0, -4, 3, 1, -1})}})), S(T({2, 3, 1, 4})));
+  EXPECT_THAT(Err(Rel("reshape", {x}, {{"newshape", Is({0, -4, 2, -1, 0})}})),
+              HasSubstr("cannot split 3 into 2 and -1"));
+  EXPECT_THAT(Err(Rel("reshape", {x}, {{"newshape", Is({0, 0, -3})}})),
+              HasSubstr("merges dimensions from 2 but the input (2, 3, 4) has rank 3"));
+  EXPECT_THAT(Err(Rel("reshape", {x}, {{"newshape", Is({-5})}})),
+              HasSubstr("has the invalid value -5"));
 }
 
 TEST(TransformRelTest, BatchFlatten) {

@@ -512,6 +512,41 @@ ConvertFn Softmax(const char* relay_op) {
   };
 }
 
+// MatMul where an operand has symbolic dims. Symbolic rows times a static matrix (a layer's
+// weight) is a dense over its transpose. Two operands of rank 3 or 4 whose batch dims agree
+// (attention's scores and context) are a batch_matmul over one merged batch axis: reshape's -3
+// merges two dims and -4 splits them again, so the symbolic ones are never written out.
+absl::StatusOr<TypedExpr> SymbolicMatMul(NodeContext& ctx, const TypedExpr& a, const TypedExpr& b) {
+  if (b.type.ndim() == 2 && b.type.is_static() && a.type.ndim() >= 2) {
+    ASSIGN_OR_RETURN(TypedExpr bt, ctx.Op("transpose", {b}, {{"axes", AttrValue::Ints({1, 0})}}));
+    return ctx.Op("nn.dense", {a, bt});
+  }
+  const int rank = a.type.ndim();
+  const ir::Dims ad = a.type.dims();
+  const ir::Dims bd = b.type.dims();
+  const bool same_batch = rank == b.type.ndim() && (rank == 3 || rank == 4) &&
+                          std::equal(ad.begin(), ad.end() - 2, bd.begin(), bd.end() - 2);
+  // With two batch dims, the merged one is split back by the one that is a constant.
+  const bool splittable = rank == 3 || ad[0].is_const() || ad[1].is_const();
+  if (!same_batch || !splittable) {
+    return ctx.Unimplemented(absl::StrCat(
+        "MatMul of ", ShapeStr(a.type), " and ", ShapeStr(b.type),
+        " with symbolic dims: only rows times a static matrix, or rank-3/4 operands with the same "
+        "batch dims (one of two static), so far"));
+  }
+  if (rank == 3) {
+    return ctx.Op("nn.batch_matmul", {a, b}, {{"transpose_b", AttrValue::Bool(false)}});
+  }
+  const AttrList merge = {{"newshape", AttrValue::Ints({-3, 0, 0})}};
+  ASSIGN_OR_RETURN(TypedExpr a3, ctx.Op("reshape", {a}, merge));
+  ASSIGN_OR_RETURN(TypedExpr b3, ctx.Op("reshape", {b}, merge));
+  ASSIGN_OR_RETURN(TypedExpr y,
+                   ctx.Op("nn.batch_matmul", {a3, b3}, {{"transpose_b", AttrValue::Bool(false)}}));
+  const Ints split =
+      ad[1].is_const() ? Ints{-4, -1, ad[1].value(), 0, 0} : Ints{-4, ad[0].value(), -1, 0, 0};
+  return ctx.Op("reshape", {y}, {{"newshape", AttrValue::Ints(split)}});
+}
+
 // MatMul with numpy semantics: 1-D operands gain a unit axis that is removed afterwards; 2-D
 // times 2-D is nn.matmul, N-D times 2-D is nn.dense over the transposed weight, and anything
 // else broadcasts the batch axes and runs nn.batch_matmul on 3-D views.
@@ -520,15 +555,7 @@ absl::Status ConvertMatMul(NodeContext& ctx) {
   ASSIGN_OR_RETURN(TypedExpr b, ctx.In(1));
   if (a.type.ndim() == 0 || b.type.ndim() == 0) return ctx.Invalid("operands must not be scalars");
   if (!a.type.is_static() || !b.type.is_static()) {
-    // Symbolic rows times a static matrix (a layer's weight): a dense over its transpose.
-    if (a.type.ndim() < 2 || b.type.ndim() != 2 || !b.type.is_static()) {
-      return ctx.Unimplemented(absl::StrCat("MatMul of ", ShapeStr(a.type), " and ",
-                                            ShapeStr(b.type),
-                                            " with symbolic dims: only rows of rank >= 2 times "
-                                            "a static 2-D matrix so far"));
-    }
-    ASSIGN_OR_RETURN(TypedExpr bt, ctx.Op("transpose", {b}, {{"axes", AttrValue::Ints({1, 0})}}));
-    ASSIGN_OR_RETURN(TypedExpr y, ctx.Op("nn.dense", {a, bt}));
+    ASSIGN_OR_RETURN(TypedExpr y, SymbolicMatMul(ctx, a, b));
     ctx.SetOutput(0, y);
     return absl::OkStatus();
   }

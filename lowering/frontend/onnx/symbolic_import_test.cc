@@ -146,5 +146,71 @@ TEST(SymbolicImportTest, OffByDefaultAndUnboundedNamesSayWhatToGive) {
                         "(--dim_bounds=width=LO..HI[:STEP])"));
 }
 
+// Self-attention over (batch, S, 8) with two heads of 4, as exporters write it: projections,
+// Reshape with 0 and -1, Transpose, 4-D MatMuls, Softmax.
+ModelBuilder Attention() {
+  ModelBuilder m;
+  m.InputDims("x", DType::kFloat32, {"batch", "S", "8"});
+  m.Initializer("heads", testing::Int64s({0, -1, 2, 4}));
+  m.Initializer("merged", testing::Int64s({0, -1, 8}));
+  for (const char* p : {"q", "k", "v"}) {
+    const std::string w = std::string(p) + "_w";
+    m.Initializer(w, Random({8, 8}, p[0]));
+    m.Node("MatMul", {"x", w}, {std::string(p) + "0"});
+    m.Node("Reshape", {std::string(p) + "0", "heads"}, {std::string(p) + "1"});
+  }
+  AttrInts(m.Node("Transpose", {"q1"}, {"q"}), "perm", {0, 2, 1, 3});
+  AttrInts(m.Node("Transpose", {"k1"}, {"kt"}), "perm", {0, 2, 3, 1});
+  AttrInts(m.Node("Transpose", {"v1"}, {"v"}), "perm", {0, 2, 1, 3});
+  m.Node("MatMul", {"q", "kt"}, {"scores"}, "scores");
+  AttrInt(m.Node("Softmax", {"scores"}, {"p"}), "axis", -1);
+  m.Node("MatMul", {"p", "v"}, {"c"}, "context");
+  AttrInts(m.Node("Transpose", {"c"}, {"c1"}), "perm", {0, 2, 1, 3});
+  m.Node("Reshape", {"c1", "merged"}, {"y"});
+  m.Output("y");
+  return m;
+}
+
+// The symbolic import, specialized to each shape, computes what the static import at that
+// shape computes: the reference check of the symbolic converters (4-D MatMul as a batch_matmul
+// between reshapes that merge and split the batch axes).
+TEST(SymbolicImportTest, AttentionMatchesTheStaticImportAtEachShape) {
+  ImportOptions symbolic;
+  symbolic.symbolic_dims = true;
+  symbolic.dim_bounds = {{"batch", Bounds("batch", "1..4")}, {"S", Bounds("S", "1..16")}};
+  const std::string text = TypedText(ImportOnnxModel(Attention().model(), symbolic));
+  EXPECT_THAT(text, HasSubstr("ty=Tensor[(batch, 2, S, S), float32]"));
+  EXPECT_THAT(text, HasSubstr("ty=Tensor[(batch, S, 8), float32]"));
+  for (const ir::Shape& shape : {ir::Shape{1, 1, 8}, ir::Shape{2, 5, 8}, ir::Shape{4, 16, 8}}) {
+    const std::map<std::string, ir::Tensor> inputs = {{"x", Random(shape, 7)}};
+    ImportOptions fixed;
+    fixed.input_shapes["x"] = shape;
+    absl::StatusOr<std::vector<ir::Tensor>> want =
+        testing::ImportAndRun(Attention().model(), inputs, fixed);
+    absl::StatusOr<std::vector<ir::Tensor>> got =
+        testing::ImportAndRun(Attention().model(), inputs, symbolic);
+    ASSERT_TRUE(want.ok()) << want.status();
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->size(), 1u);
+    EXPECT_EQ((*got)[0].shape(), shape);
+    EXPECT_TRUE((*got)[0].BitwiseEqual((*want)[0])) << ir::ShapeToString(shape);
+  }
+}
+
+TEST(SymbolicImportTest, TheClassifierMatchesTheStaticImportAtEachShape) {
+  for (const ir::Shape& shape : {ir::Shape{1, 3, 64, 64}, ir::Shape{3, 3, 96, 160}}) {
+    const std::map<std::string, ir::Tensor> inputs = {{"image", Random(shape, 9)}};
+    ImportOptions fixed;
+    fixed.input_shapes["image"] = shape;
+    absl::StatusOr<std::vector<ir::Tensor>> want =
+        testing::ImportAndRun(Classifier().model(), inputs, fixed);
+    absl::StatusOr<std::vector<ir::Tensor>> got =
+        testing::ImportAndRun(Classifier().model(), inputs, Symbolic());
+    ASSERT_TRUE(want.ok()) << want.status();
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE((*got)[0].BitwiseEqual((*want)[0])) << ir::ShapeToString(shape);
+  }
+}
+
 }  // namespace
 }  // namespace relay::frontend::onnx

@@ -5,8 +5,10 @@
 #include "absl/strings/str_cat.h"
 #include "lowering/frontend/onnx/tensor_proto.h"
 #include "lowering/interp/interpreter.h"
+#include "lowering/ir/dim_binding.h"
 #include "lowering/ir/text/printer.h"
 #include "lowering/ir/type_infer.h"
+#include "lowering/passes/specialize_dims.h"
 #include "lowering/support/status_macros.h"
 
 namespace relay::frontend::onnx::testing {
@@ -140,14 +142,24 @@ absl::StatusOr<std::vector<ir::Tensor>> ImportAndRun(
   ASSIGN_OR_RETURN(ImportedModel imported, ImportOnnxModel(model, options, "test.onnx"));
   RETURN_IF_ERROR(ir::InferTypes(imported.module));
   std::map<std::string, ir::Tensor> args = imported.params;
+  std::vector<ir::BoundInput> bound;
+  bool symbolic = false;
   for (const ImportedModel::Input& in : imported.inputs) {
     auto it = inputs.find(in.onnx_name);
     if (it == inputs.end()) {
       return absl::InvalidArgumentError(absl::StrCat("no value for input ", in.onnx_name));
     }
     args[in.name] = it->second;
+    bound.push_back({in.onnx_name, in.type, it->second.shape()});
+    symbolic = symbolic || !in.type.is_static();
   }
-  ASSIGN_OR_RETURN(interp::Value value, interp::Run(imported.module, args));
+  ir::Module module = imported.module;
+  if (symbolic) {  // At the inputs' sizes, as relayc interpret runs it.
+    ASSIGN_OR_RETURN(ir::DimBindings bindings, ir::BindDims(bound));
+    ASSIGN_OR_RETURN(module, passes::SpecializeDims(module, bindings));
+    RETURN_IF_ERROR(ir::InferTypes(module));
+  }
+  ASSIGN_OR_RETURN(interp::Value value, interp::Run(module, args));
   return interp::Flatten(value);
 }
 

@@ -57,8 +57,9 @@ ir::Tensor Int64s(const std::vector<int64_t>& values);
 ir::Tensor Random(const ir::Shape& shape, uint64_t seed, double lo = -1, double hi = 1);
 
 // Imports `model` (with `options`), runs InferTypes, and evaluates @main with `inputs` keyed by
-// ONNX input name (mapped to the Relay parameter names) and the imported weights. Returns the
-// outputs in graph order.
+// ONNX input name (mapped to the Relay parameter names) and the imported weights; a model
+// imported with symbolic dims is first specialized to the inputs' shapes. Returns the outputs in
+// graph order.
 absl::StatusOr<std::vector<ir::Tensor>> ImportAndRun(
     const ::onnx::ModelProto& model, const std::map<std::string, ir::Tensor>& inputs,
     const ImportOptions& options = {});

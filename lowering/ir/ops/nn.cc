@@ -212,57 +212,67 @@ absl::StatusOr<Type> DenseRel(const std::vector<Type>& args, const Attrs& attrs)
 // What matmul and batch_matmul check alike: two tensors `a` and `b` of rank `rank` and one
 // numeric dtype whose last two dimensions, transposed as the attributes say, agree in K. With
 // `rows_of_a`, an untransposed `a` may have more dimensions, all rows: matmul's (d1, ..., K)
-// as TVM defines it (a dense with an unpacked weight). Returns {M, N}.
-absl::StatusOr<std::pair<int64_t, int64_t>> CheckMatmulOperands(const std::vector<Type>& args,
-                                                                const Attrs& attrs, int rank,
-                                                                bool rows_of_a = false) {
+// as TVM defines it (a dense with an unpacked weight). Returns {M, N}; any of them may be
+// symbolic, K too (equal on both sides).
+absl::StatusOr<std::pair<Dim, Dim>> CheckMatmulOperands(const std::vector<Type>& args,
+                                                        const Attrs& attrs, int rank,
+                                                        bool rows_of_a = false) {
   RETURN_IF_ERROR(CheckTensorArgs(args, {"a", "b"}));
   const Type& a = args[0];
   const Type& b = args[1];
   const bool ta = attrs.GetBool("transpose_a");
   const bool tb = attrs.GetBool("transpose_b");
-  const int a_rank = static_cast<int>(a.shape().size());
+  const int a_rank = a.ndim();
   if (!(rows_of_a && !ta && a_rank > rank)) RETURN_IF_ERROR(CheckRank(a, "a", rank));
   RETURN_IF_ERROR(CheckRank(b, "b", rank));
   RETURN_IF_ERROR(CheckSameDType(a, "a", b, "b"));
   RETURN_IF_ERROR(CheckNumeric(a, "a"));
   const size_t r = static_cast<size_t>(rank - 2), c = r + 1;  // b's matrix dimensions
   const size_t ar = static_cast<size_t>(a_rank - 2), ac = ar + 1;
-  const int64_t m = ta ? a.shape()[ac] : a.shape()[ar];
-  const int64_t ka = ta ? a.shape()[ar] : a.shape()[ac];
-  const int64_t n = tb ? b.shape()[r] : b.shape()[c];
-  const int64_t kb = tb ? b.shape()[c] : b.shape()[r];
+  const Dims ad = a.dims();
+  const Dims bd = b.dims();
+  const Dim m = ta ? ad[ac] : ad[ar];
+  const Dim ka = ta ? ad[ar] : ad[ac];
+  const Dim n = tb ? bd[r] : bd[c];
+  const Dim kb = tb ? bd[c] : bd[r];
   if (ka != kb) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "argument 'a' ", S(a), " has K = ", ka, " but 'b' ", S(b), " has K = ", kb,
-        " (transpose_a=", ta ? "True" : "False", ", transpose_b=", tb ? "True" : "False", ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("argument 'a' ", S(a), " has K = ", ka.ToString(), " but 'b' ", S(b),
+                     " has K = ", kb.ToString(), " (transpose_a=", ta ? "True" : "False",
+                     ", transpose_b=", tb ? "True" : "False", ")"));
   }
   return std::make_pair(m, n);
 }
 
 absl::StatusOr<Type> MatmulRel(const std::vector<Type>& args, const Attrs& attrs) {
   ASSIGN_OR_RETURN(auto mn, CheckMatmulOperands(args, attrs, 2, /*rows_of_a=*/true));
-  RETURN_IF_ERROR(CheckUnits(attrs, mn.second, "b", args[1]));
+  if (mn.second.is_const()) {
+    RETURN_IF_ERROR(CheckUnits(attrs, mn.second.value(), "b", args[1]));
+  } else if (!attrs.Get("units").is_none()) {
+    return absl::UnimplementedError(
+        absl::StrCat("attribute 'units' against the symbolic N of 'b' ", S(args[1])));
+  }
   ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), args[0].dtype()));
-  Shape out = args[0].shape();  // (d1, ..., M, K) when a has more than two dimensions
+  Dims out = args[0].dims();  // (d1, ..., M, K) when a has more than two dimensions
   if (out.size() == 2) out[0] = mn.first;
   out.back() = mn.second;
-  return Type::Tensor(std::move(out), out_dtype);
+  return Type::SymbolicTensor(out, out_dtype);
 }
 
 absl::StatusOr<Type> BatchMatmulRel(const std::vector<Type>& args, const Attrs& attrs) {
   ASSIGN_OR_RETURN(auto mn, CheckMatmulOperands(args, attrs, 3));
   const Type& a = args[0];
   const Type& b = args[1];
-  const int64_t ba = a.shape()[0];
-  const int64_t bb = b.shape()[0];
-  if (ba != bb && ba != 1 && bb != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("batch ", ba, " of 'a' ", S(a), " and batch ",
-                                                   bb, " of 'b' ", S(b),
+  const Dim ba = a.dims()[0];
+  const Dim bb = b.dims()[0];
+  const Dim one = Dim::Const(1);
+  if (ba != bb && ba != one && bb != one) {
+    return absl::InvalidArgumentError(absl::StrCat("batch ", ba.ToString(), " of 'a' ", S(a),
+                                                   " and batch ", bb.ToString(), " of 'b' ", S(b),
                                                    " differ and neither is 1"));
   }
   ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), a.dtype()));
-  return Type::Tensor({ba == 1 ? bb : ba, mn.first, mn.second}, out_dtype);
+  return Type::SymbolicTensor({ba == one ? bb : ba, mn.first, mn.second}, out_dtype);
 }
 
 // A 1-D parameter whose extent is data's extent along `axis` (bias, gamma, moving_mean, ...).
@@ -519,13 +529,15 @@ void RegisterNnOps(OpRegistry* registry) {
                       {NullableAttr("units", AttrKind::kInt), StringAttr("out_dtype", ""),
                        BoolAttr("transpose_a", false), BoolAttr("transpose_b", false)},
                       MatmulRel,
-                      OpPattern::kOutEWiseFusable});
+                      OpPattern::kOutEWiseFusable,
+                      true});
   registry->Register(
       {"nn.batch_matmul",
        {"a", "b"},
        {StringAttr("out_dtype", ""), BoolAttr("transpose_a", false), BoolAttr("transpose_b", true)},
        BatchMatmulRel,
-       OpPattern::kOutEWiseFusable});
+       OpPattern::kOutEWiseFusable,
+       true});
   registry->Register({"nn.bias_add",
                       {"data", "bias"},
                       {IntAttr("axis", 1)},

@@ -283,40 +283,88 @@ absl::StatusOr<Dim> PoolOutputDim(const Dim& in, int64_t pad_lo, int64_t pad_hi,
 
 absl::StatusOr<Dims> InferReshapeDims(const Dims& in, const std::vector<int64_t>& newshape,
                                       bool allowzero) {
-  if (AllConst(in)) {
-    ASSIGN_OR_RETURN(Shape out, InferReshape(ConstShape(in), newshape, allowzero));
-    return ToDims(out);
-  }
   const std::string target = absl::StrCat("[", absl::StrJoin(newshape, ", "), "]");
+  const bool all_const = AllConst(in);
   Dim in_elems = Dim::Const(1);
   for (const Dim& d : in) in_elems = in_elems * d;
+  auto past_the_input = [&](size_t src, const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat("newshape ", target, " ", what, " ", src,
+                                                   " but the input ", DimsToString(in),
+                                                   " has rank ", in.size()));
+  };
   Dims out;
   int infer_at = -1;
   Dim known = Dim::Const(1);
+  // As TVM's reshape: `src` is the input dimension the next entry refers to. Each entry takes
+  // one, -3 two, -2 the rest; without -2/-3/-4 it is the entry's own position.
+  size_t src = 0;
   for (size_t i = 0; i < newshape.size(); ++i) {
     const int64_t v = newshape[i];
     if (v > 0 || (v == 0 && allowzero)) {
       out.push_back(Dim::Const(v));
+      ++src;
     } else if (v == 0) {
-      if (i >= in.size()) {
-        return absl::InvalidArgumentError(absl::StrCat("newshape ", target, " copies dimension ", i,
-                                                       " (0) but the input ", DimsToString(in),
-                                                       " has rank ", in.size()));
+      if (src >= in.size()) return past_the_input(src, "copies (0) dimension");
+      out.push_back(in[src++]);
+    } else if (v == -1) {
+      if (infer_at >= 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("newshape ", target, " has more than one -1"));
       }
-      out.push_back(in[i]);
-    } else if (v == -1 && infer_at < 0) {
-      infer_at = static_cast<int>(i);
+      infer_at = static_cast<int>(out.size());
       out.push_back(Dim::Const(1));
+      ++src;
+      continue;
+    } else if (v == -2) {
+      for (; src < in.size(); ++src) {
+        out.push_back(in[src]);
+        known = known * in[src];
+      }
+      continue;
+    } else if (v == -3) {
+      if (src + 1 >= in.size()) return past_the_input(src, "merges dimensions from");
+      out.push_back(in[src] * in[src + 1]);
+      src += 2;
+    } else if (v == -4) {
+      // Splits one input dim into the next two entries, one of which may be -1.
+      if (i + 2 >= newshape.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("newshape ", target, " ends before the two sizes -4 splits into"));
+      }
+      if (src >= in.size()) return past_the_input(src, "splits dimension");
+      const int64_t a = newshape[i + 1];
+      const int64_t b = newshape[i + 2];
+      const Dim whole = in[src++];
+      if (a < -1 || b < -1 || a == 0 || b == 0 || (a == -1 && b == -1)) {
+        return absl::InvalidArgumentError(absl::StrCat("newshape ", target, " splits ",
+                                                       whole.ToString(), " into ", a, " and ", b,
+                                                       "; give two positive sizes or one and -1"));
+      }
+      absl::StatusOr<Dim> first = a == -1 ? whole.DivExact(Dim::Const(b)) : Dim::Const(a);
+      absl::StatusOr<Dim> second = b == -1 ? whole.DivExact(Dim::Const(a)) : Dim::Const(b);
+      if (!first.ok() || !second.ok() || *first * *second != whole) {
+        return absl::InvalidArgumentError(absl::StrCat("newshape ", target, " cannot split ",
+                                                       whole.ToString(), " into ", a, " and ", b));
+      }
+      out.push_back(*first);
+      out.push_back(*second);
+      known = known * *first * *second;
+      i += 2;
       continue;
     } else {
-      // Every other special value is refused with InferReshape's own message.
-      return InferReshape(Shape(in.size(), 1), newshape, allowzero).status();
+      return absl::InvalidArgumentError(
+          absl::StrCat("newshape ", target, " has the invalid value ", v));
     }
     known = known * out.back();
   }
   if (infer_at >= 0) {
     absl::StatusOr<Dim> rest = in_elems.DivExact(known);
-    if (!rest.ok()) {
+    if (!rest.ok() || (all_const && (known == Dim::Const(0)))) {
+      if (all_const) {
+        return absl::InvalidArgumentError(absl::StrCat("cannot reshape ", DimsToString(in), " (",
+                                                       in_elems.ToString(), " elements) to ",
+                                                       target));
+      }
       return absl::InvalidArgumentError(absl::StrCat("cannot reshape ", DimsToString(in), " to ",
                                                      target, ": ", rest.status().message()));
     }
@@ -333,54 +381,9 @@ absl::StatusOr<Dims> InferReshapeDims(const Dims& in, const std::vector<int64_t>
 
 absl::StatusOr<Shape> InferReshape(const Shape& in, const std::vector<int64_t>& newshape,
                                    bool allowzero) {
-  const int64_t in_elems = NumElements(in);
-  Shape out;
-  int infer_at = -1;
-  int64_t known = 1;
-  for (size_t i = 0; i < newshape.size(); ++i) {
-    const int64_t v = newshape[i];
-    if (v > 0 || (v == 0 && allowzero)) {
-      out.push_back(v);
-      known *= v;
-    } else if (v == 0) {
-      if (i >= in.size()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("newshape [", absl::StrJoin(newshape, ", "), "] copies dimension ", i,
-                         " (0) but the input ", ShapeToString(in), " has rank ", in.size()));
-      }
-      out.push_back(in[i]);
-      known *= in[i];
-    } else if (v == -1) {
-      if (infer_at >= 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("newshape [", absl::StrJoin(newshape, ", "), "] has more than one -1"));
-      }
-      infer_at = static_cast<int>(i);
-      out.push_back(1);
-    } else if (v >= -4) {
-      return absl::UnimplementedError(absl::StrCat("newshape [", absl::StrJoin(newshape, ", "),
-                                                   "] uses the special value ", v,
-                                                   " (only 0 and -1 are supported)"));
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("newshape [", absl::StrJoin(newshape, ", "), "] has the invalid value ", v));
-    }
-  }
-  if (infer_at >= 0) {
-    if (known == 0 || in_elems % known != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("cannot reshape ", ShapeToString(in), " (",
-                                                     in_elems, " elements) to [",
-                                                     absl::StrJoin(newshape, ", "), "]"));
-    }
-    out[infer_at] = in_elems / known;
-    known *= out[infer_at];
-  }
-  if (known != in_elems) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot reshape ", ShapeToString(in), " (", in_elems, " elements) to [",
-                     absl::StrJoin(newshape, ", "), "] (", known, " elements)"));
-  }
-  return out;
+  ASSIGN_OR_RETURN(Dims dims, InferReshapeDims(ToDims(in), newshape, allowzero));
+  RETURN_IF_ERROR(CheckDims(dims));
+  return ConstShape(dims);
 }
 
 absl::StatusOr<std::vector<int>> ReduceAxes(int ndim, const AttrValue& axis, bool exclude) {

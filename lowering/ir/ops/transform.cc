@@ -197,7 +197,7 @@ absl::StatusOr<Type> TakeRel(const std::vector<Type>& args, const Attrs& attrs) 
         absl::StrCat("attribute 'mode' = \"", mode, "\" is not \"clip\", \"wrap\" or \"fast\""));
   }
   const AttrValue& axis_attr = attrs.Get("axis");
-  if (axis_attr.is_none()) return Type::Tensor(indices.shape(), data.dtype());
+  if (axis_attr.is_none()) return Type::SymbolicTensor(indices.dims(), data.dtype());
   ASSIGN_OR_RETURN(int axis, NormalizeAxis(axis_attr.AsInt(), data.ndim()));
   int64_t batch_dims = attrs.GetInt("batch_dims");
   if (batch_dims < 0) batch_dims += indices.ndim();
@@ -206,16 +206,18 @@ absl::StatusOr<Type> TakeRel(const std::vector<Type>& args, const Attrs& attrs) 
         "batch_dims ", attrs.GetInt("batch_dims"), " must be within [0, ", indices.ndim(),
         "] (the rank of 'indices' ", S(indices), ") and at most the axis ", axis));
   }
+  const Dims dd = data.dims();
+  const Dims id = indices.dims();
   for (int i = 0; i < batch_dims; ++i) {
-    if (data.shape()[i] != indices.shape()[i]) {
+    if (dd[i] != id[i]) {
       return absl::InvalidArgumentError(absl::StrCat("batch dimension ", i, " of 'data' ", S(data),
                                                      " and 'indices' ", S(indices), " differ"));
     }
   }
-  Shape out(data.shape().begin(), data.shape().begin() + axis);
-  out.insert(out.end(), indices.shape().begin() + batch_dims, indices.shape().end());
-  out.insert(out.end(), data.shape().begin() + axis + 1, data.shape().end());
-  return Type::Tensor(std::move(out), data.dtype());
+  Dims out(dd.begin(), dd.begin() + axis);
+  out.insert(out.end(), id.begin() + batch_dims, id.end());
+  out.insert(out.end(), dd.begin() + axis + 1, dd.end());
+  return Type::SymbolicTensor(out, data.dtype());
 }
 
 absl::StatusOr<Type> BroadcastToRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -289,7 +291,8 @@ void RegisterTransformOps(OpRegistry* registry) {
        {"data", "indices"},
        {IntAttr("batch_dims", 0), NullableAttr("axis", AttrKind::kInt), StringAttr("mode", "clip")},
        TakeRel,
-       OpPattern::kInjective});
+       OpPattern::kInjective,
+       true});
   registry->Register({"broadcast_to",
                       {"data"},
                       {RequiredAttr("shape", AttrKind::kInts)},
