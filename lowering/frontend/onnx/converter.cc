@@ -433,7 +433,7 @@ bool TakesSymbolicDims(const std::string& key) {
       "AveragePool", "BatchNormalization", "Conv", "Dropout", "Gemm", "GlobalAveragePool",
       "LayerNormalization", "GlobalMaxPool", "LogSoftmax", "MatMul", "MaxPool", "Softmax",
       // ops_tensor.cc
-      "Concat", "Flatten", "Gather", "Identity", "Reshape", "Transpose"};
+      "Concat", "Flatten", "Gather", "Identity", "Reshape", "Resize", "Transpose"};
   return keys->count(key) > 0;
 }
 

@@ -474,11 +474,53 @@ absl::StatusOr<std::string> ResizeMethod(NodeContext& ctx, const std::string& mo
   return ctx.Invalid(absl::StrCat("mode \"", mode, "\" is not nearest, linear or cubic"));
 }
 
+// Each element of axis `axis` repeated `k` times: expand_dims, k copies side by side, and
+// reshape's -3 merging the axis with the copies (no size is written out, so it may be symbolic).
+absl::StatusOr<TypedExpr> Repeat(NodeContext& ctx, const TypedExpr& x, int axis, int64_t k) {
+  ASSIGN_OR_RETURN(TypedExpr e, ExpandDims(ctx, x, axis + 1));
+  ASSIGN_OR_RETURN(TypedExpr copies, ctx.Tuple(std::vector<TypedExpr>(k, e)));
+  ASSIGN_OR_RETURN(TypedExpr side_by_side,
+                   ctx.Op("concatenate", {copies}, {{"axis", AttrValue::Int(axis + 1)}}));
+  Ints newshape(axis, 0);
+  newshape.push_back(-3);
+  newshape.resize(x.type.ndim(), 0);
+  return ctx.Op("reshape", {side_by_side}, {{"newshape", AttrValue::Ints(newshape)}});
+}
+
+// Resize of an input with symbolic sizes. image.resize2d states its output size, which a
+// symbolic input does not have; the one form exporters write for feature pyramids, nearest
+// upsampling by whole factors whose coordinates land on in[i / k] exactly (asymmetric with
+// floor, half_pixel with round_prefer_floor), is the repetition of every row and column.
+absl::StatusOr<TypedExpr> SymbolicUpsample(NodeContext& ctx, const TypedExpr& x,
+                                           const std::string& method, const std::string& coord,
+                                           const std::string& rounding,
+                                           const std::vector<double>& scales, const Ints& sizes) {
+  const bool repeats =
+      method == "nearest_neighbor" && ((coord == "asymmetric" && rounding == "floor") ||
+                                       (coord == "half_pixel" && rounding == "round_prefer_floor"));
+  const bool whole = sizes.empty() && scales.size() == 4 && scales[0] == 1 && scales[1] == 1 &&
+                     std::all_of(scales.begin() + 2, scales.end(),
+                                 [](double s) { return s >= 1 && s <= 64 && s == std::floor(s); });
+  if (!repeats || !whole) {
+    return ctx.Unimplemented(absl::StrCat(
+        "resizing ", ShapeStr(x.type),
+        " with symbolic sizes: only nearest upsampling by whole factors (scales [1, 1, k, k'], "
+        "asymmetric with floor or half_pixel with round_prefer_floor) so far"));
+  }
+  TypedExpr y = x;
+  for (int axis : {2, 3}) {
+    const int64_t k = static_cast<int64_t>(scales[axis]);
+    if (k == 1) continue;
+    ASSIGN_OR_RETURN(y, Repeat(ctx, y, axis, k));
+  }
+  return y;
+}
+
 absl::Status ConvertResize(NodeContext& ctx) {
   ASSIGN_OR_RETURN(TypedExpr x, ctx.In(0));
   if (x.type.ndim() != 4) {
     return ctx.Unimplemented(
-        absl::StrCat("only 4-D (NCHW) resizing is supported, input is ", ShapeStr(x.type.shape())));
+        absl::StrCat("only 4-D (NCHW) resizing is supported, input is ", ShapeStr(x.type)));
   }
   ASSIGN_OR_RETURN(std::string method, ResizeMethod(ctx, ctx.AttrString("mode", "nearest")));
   std::string coord = "asymmetric";
@@ -510,6 +552,11 @@ absl::Status ConvertResize(NodeContext& ctx) {
     attrs.push_back({"cubic_exclude", AttrValue::Int(ctx.AttrInt("exclude_outside", 0))});
     attrs.push_back(
         {"extrapolation_value", AttrValue::Float(ctx.AttrFloat("extrapolation_value", 0.0f))});
+  }
+  if (!x.type.is_static()) {
+    ASSIGN_OR_RETURN(TypedExpr y, SymbolicUpsample(ctx, x, method, coord, rounding, scales, sizes));
+    ctx.SetOutput(0, y);
+    return absl::OkStatus();
   }
   ASSIGN_OR_RETURN(ir::Shape out, ResizeExtents(ctx, x.type.shape(), scales, sizes));
   attrs.push_back({"size", AttrValue::Ints({out[2], out[3]})});

@@ -3,6 +3,8 @@
 // symbolic dims, the converters that take them derive the model's types, and everything else is
 // refused with a message that names the node, the input and its shape.
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -210,6 +212,44 @@ TEST(SymbolicImportTest, TheClassifierMatchesTheStaticImportAtEachShape) {
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_TRUE((*got)[0].BitwiseEqual((*want)[0])) << ir::ShapeToString(shape);
   }
+}
+
+// Nearest upsampling by whole factors, the feature-pyramid form, over symbolic sizes: rows and
+// columns repeated, which the interpreter's image.resize2d (the static import) must agree with.
+TEST(SymbolicImportTest, NearestUpsamplingMatchesResize) {
+  for (const auto& [coord, rounding, k] : std::vector<std::tuple<std::string, std::string, float>>{
+           {"asymmetric", "floor", 2}, {"half_pixel", "round_prefer_floor", 3}}) {
+    ModelBuilder m;
+    m.InputDims("x", DType::kFloat32, {"batch", "2", "height", "width"});
+    m.Initializer("scales", ir::Tensor::FromDoubles({4}, DType::kFloat32, {1, 1, k, k}));
+    auto& resize = m.Node("Resize", {"x", "", "scales"}, {"y"}, "up");
+    AttrString(resize, "mode", "nearest");
+    AttrString(resize, "coordinate_transformation_mode", coord);
+    AttrString(resize, "nearest_mode", rounding);
+    m.Output("y");
+    for (const ir::Shape& shape : {ir::Shape{1, 2, 64, 96}, ir::Shape{2, 2, 96, 64}}) {
+      const std::map<std::string, ir::Tensor> inputs = {{"x", Random(shape, 5)}};
+      ImportOptions fixed;
+      fixed.input_shapes["x"] = shape;
+      absl::StatusOr<std::vector<ir::Tensor>> want =
+          testing::ImportAndRun(m.model(), inputs, fixed);
+      absl::StatusOr<std::vector<ir::Tensor>> got =
+          testing::ImportAndRun(m.model(), inputs, Symbolic());
+      ASSERT_TRUE(want.ok()) << want.status();
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_TRUE((*got)[0].BitwiseEqual((*want)[0])) << coord << " " << ir::ShapeToString(shape);
+    }
+  }
+  // Bilinear has no such form yet: refused by name.
+  ModelBuilder linear;
+  linear.InputDims("x", DType::kFloat32, {"batch", "2", "height", "width"});
+  linear.Initializer("scales", ir::Tensor::FromDoubles({4}, DType::kFloat32, {1, 1, 2, 2}));
+  AttrString(linear.Node("Resize", {"x", "", "scales"}, {"y"}, "up"), "mode", "linear");
+  linear.Output("y");
+  absl::Status s = ImportOnnxModel(linear.model(), Symbolic()).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("node 'up' (Resize): resizing (batch, 2, height, width) "
+                                     "with symbolic sizes: only nearest upsampling"));
 }
 
 }  // namespace
