@@ -6,6 +6,7 @@
 //
 // Bounded by count (kIterations), not by clock, so that every machine and build runs the same
 // mutants.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -15,8 +16,10 @@
 #include "gtest/gtest.h"
 #include "lowering/frontend/onnx/importer.h"
 #include "lowering/frontend/onnx/test_util.h"
+#include "lowering/ir/dim_binding.h"
 #include "lowering/ir/text/printer.h"
 #include "lowering/ir/type_infer.h"
+#include "lowering/passes/specialize_dims.h"
 
 namespace relay::frontend::onnx {
 namespace {
@@ -144,7 +147,38 @@ ModelBuilder MiscModel() {
 }
 
 // Imports `bytes`; on success the module must type-check and print.
-void CheckOne(const std::string& bytes, int* accepted) {
+// With symbolic dims (the mutations name input dims "N"): what imports must type-check, and
+// specialized at N = 4 must type-check again, as relayc interpret runs it.
+void CheckSymbolic(const std::string& bytes, int* accepted) {
+  ImportOptions options;
+  options.symbolic_dims = true;
+  options.dim_bounds["N"] = *ir::MakeDimVar("N", 2, 8, 2);
+  absl::StatusOr<ImportedModel> imported = ImportOnnxFromBytes(bytes, options, "fuzz.onnx");
+  if (!imported.ok()) return;
+  const bool symbolic = std::any_of(imported->inputs.begin(), imported->inputs.end(),
+                                    [](const auto& in) { return !in.type.is_static(); });
+  if (symbolic) ++*accepted;
+  absl::Status typed = ir::InferTypes(imported->module);
+  ASSERT_TRUE(typed.ok()) << "the importer accepted a module type inference rejects: " << typed;
+  EXPECT_FALSE(ir::PrintModule(imported->module).empty());
+  std::vector<ir::BoundInput> bound;
+  for (const ImportedModel::Input& in : imported->inputs) {
+    absl::StatusOr<ir::Type> at = ir::SpecializeType(in.type, {{"N", 4}});
+    ASSERT_TRUE(at.ok()) << at.status();
+    if (at->is_tensor()) bound.push_back({in.name, in.type, at->shape()});
+  }
+  absl::StatusOr<ir::DimBindings> bindings = ir::BindDims(bound);
+  ASSERT_TRUE(bindings.ok()) << bindings.status();
+  absl::StatusOr<ir::Module> specialized = passes::SpecializeDims(imported->module, *bindings);
+  ASSERT_TRUE(specialized.ok()) << specialized.status();
+  absl::Status retyped = ir::InferTypes(*specialized);
+  ASSERT_TRUE(retyped.ok()) << "a symbolic module that type-checks does not at N = 4: " << retyped
+                            << "\n"
+                            << ir::PrintModule(imported->module);
+}
+
+void CheckOne(const std::string& bytes, int* accepted, int* symbolic_accepted) {
+  CheckSymbolic(bytes, symbolic_accepted);
   absl::StatusOr<ImportedModel> imported = ImportOnnxFromBytes(bytes, {}, "fuzz.onnx");
   if (!imported.ok()) return;
   ++*accepted;
@@ -348,16 +382,28 @@ TEST(ImporterFuzzTest, MutantsImportOrFailCleanly) {
   Rng rng(seed != nullptr ? std::strtoull(seed, nullptr, 10) : 20240601);
   int runs = 0;
   int accepted = 0;
+  int symbolic = 0;  // imported with a symbolic input
   for (int i = 0; i < kIterations; ++i) {
     const ModelBuilder& m = models[rng.Below(models.size())];
-    CheckOne(MutateBytes(m.Bytes(), rng), &accepted);
-    CheckOne(MutateProto(m.model(), rng), &accepted);
-    runs += 2;
+    CheckOne(MutateBytes(m.Bytes(), rng), &accepted, &symbolic);
+    CheckOne(MutateProto(m.model(), rng), &accepted, &symbolic);
+    // The seed with its first input's batch open as "N": the symbolic converters' paths.
+    ::onnx::ModelProto open = m.model();
+    open.mutable_graph()
+        ->mutable_input(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->mutable_dim(0)
+        ->set_dim_param("N");
+    CheckOne(MutateProto(open, rng), &accepted, &symbolic);
+    runs += 3;
     if (::testing::Test::HasFatalFailure()) return;
   }
   // Some mutants got through the importer (else the mutations only test the protobuf parser).
   EXPECT_GT(accepted, 20);
-  std::printf("%d mutants, %d imported\n", runs, accepted);
+  EXPECT_GT(symbolic, 10);
+  std::printf("%d mutants, %d imported, %d with symbolic dims\n", runs, accepted, symbolic);
 }
 
 }  // namespace
