@@ -181,8 +181,8 @@ TEST(RelaycImportTest, Errors) {
   EXPECT_THAT(r.err, HasSubstr("--input-shape is for .onnx models"));
 }
 
-// check keeps an open dim symbolic where it has bounds (docs/dynamic-shapes.md); the other
-// commands take static shapes only so far and do not accept --dim_bounds.
+// check keeps an open dim symbolic where it has bounds (docs/dynamic-shapes.md), interpret too;
+// the other commands take static shapes only so far and do not accept --dim_bounds.
 TEST(RelaycImportTest, CheckTakesSymbolicDims) {
   const std::string model = WriteModel("dyn.onnx");
   Result r = Relayc({"check", model, "--dim_bounds=N=1..16"});
@@ -203,7 +203,11 @@ TEST(RelaycImportTest, CheckTakesSymbolicDims) {
   r = Relayc({"check", model, "--input-shape=x:B,3"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("give them with --dim_bounds B=LO..HI[:STEP]"));
-  r = Relayc({"interpret", model, "--dim_bounds=N=1..16"});
+  // interpret runs a symbolic model at the sizes of its arrays: random values need a shape.
+  r = Relayc({"interpret", model, "--dim_bounds=N=1..16", "--random_inputs"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("input %x has the symbolic shape Tensor[(N, 3), float32]"));
+  r = Relayc({"run", model, "--dim_bounds=N=1..16"});
   EXPECT_EQ(r.exit_code, 2);
 }
 

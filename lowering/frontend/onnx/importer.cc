@@ -111,6 +111,23 @@ std::string DeclaredShape(const ::onnx::TensorShapeProto& shape) {
   return absl::StrCat("(", absl::StrJoin(dims, ", "), ")");
 }
 
+// Every symbolic dim of input `name` against the bounds its name already has (`seen`, which
+// collects them): two dims of one name with different bounds would be one size with two ranges.
+absl::Status CheckDimNames(const std::string& name, const ir::Type& type,
+                           std::map<std::string, ir::DimVar>* seen) {
+  if (type.is_static()) return absl::OkStatus();
+  for (const ir::Dim& d : type.dims()) {
+    for (const ir::DimVar& var : d.vars()) {
+      auto [it, inserted] = seen->emplace(var.name, var);
+      if (inserted || it->second == var) continue;
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", name, "' gives dimension '", var.name, "' the bounds ",
+          ir::DimBoundsToString(var), " where it already has ", ir::DimBoundsToString(it->second)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // A shape given for an input (static or symbolic) against the one the model declares: the same
 // rank, and the model's fixed dims.
 absl::Status CheckGivenShape(const std::string& label, const ::onnx::TypeProto::Tensor& declared,
@@ -438,6 +455,8 @@ absl::Status GraphImporter::AddInputs() {
           absl::StrCat("a value is given for '", name, "', which is not an input of the model"));
     }
   }
+  // Symbolic dims by name: one name, one set of bounds, across inputs and dim_bounds.
+  std::map<std::string, ir::DimVar> dim_vars = options_.dim_bounds;
   for (const ::onnx::ValueInfoProto& info : graph_.input()) {
     // An input with an initializer of the same name is a parameter with a default value
     // (IR version < 4 lists every weight among the inputs): we treat it as the weight.
@@ -462,6 +481,7 @@ absl::Status GraphImporter::AddInputs() {
       continue;
     }
     ASSIGN_OR_RETURN(ir::Type type, InputType(info));
+    RETURN_IF_ERROR(CheckDimNames(info.name(), type, &dim_vars));
     ir::Var var = ir::VarNode::Make(UniqueName(info.name()), type);
     auto v = std::make_shared<GraphValue>();
     v->kind = GraphValue::Kind::kRuntime;

@@ -102,6 +102,12 @@ TEST(SymbolicImportTest, InputDimsNameTheirOwnDims) {
   options.input_dims["image"] = {n, ir::Dim::Const(4), s, s};
   absl::Status fixed = ImportOnnxModel(Classifier().model(), options).status();
   EXPECT_THAT(fixed.message(), HasSubstr("has 4 at dimension 1 but the model fixes it to 3"));
+  // One name, one set of bounds: here N is 1..8, in dim_bounds 1..16.
+  options.dim_bounds["N"] = Bounds("N", "1..16");
+  options.input_dims["image"] = {n, ir::Dim::Const(3), s, s};
+  EXPECT_THAT(ImportOnnxModel(Classifier().model(), options).status().message(),
+              HasSubstr("input 'image' gives dimension 'N' the bounds 1..8 where it already has "
+                        "1..16"));
   options.input_dims = {{"nope", {n}}};
   EXPECT_THAT(ImportOnnxModel(Classifier().model(), options).status().message(),
               HasSubstr("a shape is given for 'nope', which is not an input of the model"));
