@@ -160,10 +160,28 @@ void Dim::Normalize() {
   vars_ = std::move(used);
 }
 
+void Dim::SetWide(const std::map<Monomial, __int128>& terms, __int128 den) {
+  i128 g = den;
+  for (const auto& [m, num] : terms) g = Gcd(g, num);
+  terms_.clear();
+  if (!FitsI64(den / g)) {
+    overflowed_ = true;
+    return;
+  }
+  den_ = static_cast<int64_t>(den / g);
+  for (const auto& [m, num] : terms) {
+    if (!FitsI64(num / g)) {
+      overflowed_ = true;
+      terms_.clear();
+      return;
+    }
+    terms_[m] = static_cast<int64_t>(num / g);
+  }
+  Normalize();
+}
+
 Dim operator+(const Dim& a, const Dim& b) {
   if (a.overflowed_ || b.overflowed_) return Dim::Poisoned();
-  Dim out;
-  Dim::MergeVars(a, b, out);
   std::map<Dim::Monomial, i128> sum;
   for (const auto& [m, num] : a.terms_) sum[m] = static_cast<i128>(num) * b.den_;
   for (const auto& [m, num] : b.terms_) {
@@ -171,44 +189,30 @@ Dim operator+(const Dim& a, const Dim& b) {
       return Dim::Poisoned();
     }
   }
-  i128 den = static_cast<i128>(a.den_) * b.den_;
-  i128 g = den;
-  for (const auto& [m, num] : sum) g = Gcd(g, num);
-  if (!FitsI64(den / g)) return Dim::Poisoned();
-  out.den_ = static_cast<int64_t>(den / g);
-  for (const auto& [m, num] : sum) {
-    if (!FitsI64(num / g)) return Dim::Poisoned();
-    out.terms_[m] = static_cast<int64_t>(num / g);
-  }
-  out.Normalize();
-  return out;
+  Dim out;
+  Dim::MergeVars(a, b, out);
+  out.SetWide(sum, static_cast<i128>(a.den_) * b.den_);
+  return out.overflowed_ ? Dim::Poisoned() : out;
 }
 
 Dim operator-(const Dim& a, const Dim& b) { return a + Dim::Const(-1) * b; }
 
 Dim operator*(const Dim& a, const Dim& b) {
   if (a.overflowed_ || b.overflowed_) return Dim::Poisoned();
-  Dim out;
-  Dim::MergeVars(a, b, out);
   std::map<Dim::Monomial, i128> product;
   for (const auto& [ma, na] : a.terms_) {
     for (const auto& [mb, nb] : b.terms_) {
       Dim::Monomial m = ma;
       m.insert(m.end(), mb.begin(), mb.end());
       std::sort(m.begin(), m.end());
-      i128 p = static_cast<i128>(na) * nb;
-      product[m] += p;
+      product[m] += static_cast<i128>(na) * nb;
       if (!FitsI64(product[m])) return Dim::Poisoned();
     }
   }
-  i128 den = static_cast<i128>(a.den_) * b.den_;
-  i128 g = den;
-  for (const auto& [m, num] : product) g = Gcd(g, num);
-  if (!FitsI64(den / g)) return Dim::Poisoned();
-  out.den_ = static_cast<int64_t>(den / g);
-  for (const auto& [m, num] : product) out.terms_[m] = static_cast<int64_t>(num / g);
-  out.Normalize();
-  return out;
+  Dim out;
+  Dim::MergeVars(a, b, out);
+  out.SetWide(product, static_cast<i128>(a.den_) * b.den_);
+  return out.overflowed_ ? Dim::Poisoned() : out;
 }
 
 bool Dim::IsWholeEverywhere() const {

@@ -121,6 +121,9 @@ class Dim {
   bool IsConstTerms() const { return terms_.size() == 1 && terms_.begin()->first.empty(); }
   // Brings numerators and the denominator to lowest terms and drops zero terms.
   void Normalize();
+  // Takes 128-bit numerators over `den` (> 0) in lowest terms, or poisons the Dim when they do
+  // not fit int64 even then. The one exit of + and *.
+  void SetWide(const std::map<Monomial, __int128>& terms, __int128 den);
   // Whether the value is whole at every admissible point (sufficient test: integer
   // coefficients in the t-basis of the file comment).
   bool IsWholeEverywhere() const;

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -25,8 +26,8 @@ absl::Status StaticOnly(const std::optional<ir::Type>& annotation, const std::st
 // Symbolic annotations outside a signature (let variables), and nested functions.
 absl::Status CheckBody(const ir::Function& fn, const std::string& fn_name,
                        const std::vector<ir::Var>& params) {
-  std::unordered_map<const ir::ExprNode*, bool> is_param;
-  for (const ir::Var& p : params) is_param[p.get()] = true;
+  std::unordered_set<const ir::ExprNode*> is_param;
+  for (const ir::Var& p : params) is_param.insert(p.get());
   for (const ir::Expr& node : PostOrder(fn->body(), /*enter_functions=*/true)) {
     if (const auto* var = node->As<ir::VarNode>(); var != nullptr && !is_param.count(var)) {
       RETURN_IF_ERROR(
@@ -82,6 +83,30 @@ absl::StatusOr<ir::Module> SpecializeDims(const ir::Module& module,
                                                    fn->attrs(), fn->loc()));
   }
   return ir::Module(std::move(functions), module.source_name());
+}
+
+absl::StatusOr<ir::Module> SpecializeToShapes(const ir::Module& module,
+                                              const std::map<std::string, ir::Shape>& shapes) {
+  const ir::Function main = module.main();
+  if (main == nullptr) return module;
+  std::vector<ir::BoundInput> bound;
+  bool symbolic = false;
+  for (const ir::Var& p : main->params()) {
+    if (!p->annotation().has_value()) continue;
+    const ir::Type& type = *p->annotation();
+    symbolic = symbolic || !type.is_static();
+    auto shape = shapes.find(p->name());
+    if (shape != shapes.end()) {
+      bound.push_back({p->name(), type, shape->second});
+    } else if (!type.is_static()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("parameter %", p->name(), " has the symbolic shape ", ir::TypeToString(type),
+                       " and no value to take its sizes from"));
+    }
+  }
+  if (!symbolic) return module;
+  ASSIGN_OR_RETURN(ir::DimBindings bindings, ir::BindDims(bound));
+  return SpecializeDims(module, bindings);
 }
 
 }  // namespace relay::passes

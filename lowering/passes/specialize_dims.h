@@ -4,6 +4,9 @@
 #ifndef RULES_RELAY_LOWERING_PASSES_SPECIALIZE_DIMS_H_
 #define RULES_RELAY_LOWERING_PASSES_SPECIALIZE_DIMS_H_
 
+#include <map>
+#include <string>
+
 #include "absl/status/statusor.h"
 #include "lowering/ir/dim.h"
 #include "lowering/ir/module.h"
@@ -16,6 +19,13 @@ namespace relay::passes {
 // let, a nested function) is Unimplemented; a variable without a size is InvalidArgument.
 absl::StatusOr<ir::Module> SpecializeDims(const ir::Module& module,
                                           const ir::DimBindings& bindings);
+
+// SpecializeDims at the sizes that the values given for @main's parameters have: `shapes` by
+// parameter name (weights included), bound with ir::BindDims, whose errors name the parameter.
+// `module` as is when no parameter is symbolic; a symbolic one without a shape is
+// InvalidArgument naming it.
+absl::StatusOr<ir::Module> SpecializeToShapes(const ir::Module& module,
+                                              const std::map<std::string, ir::Shape>& shapes);
 
 }  // namespace relay::passes
 

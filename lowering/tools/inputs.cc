@@ -1,6 +1,5 @@
 #include "lowering/tools/inputs.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -8,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lowering/io/npy.h"
-#include "lowering/ir/dim_binding.h"
 #include "lowering/passes/specialize_dims.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/tools/values.h"
@@ -49,30 +47,19 @@ absl::StatusOr<ir::Module> SpecializeToInputs(const ir::Module& module,
                                               const std::vector<InputArray>& arrays) {
   const ir::Function main = module.main();
   if (main == nullptr) return module;
-  std::vector<ir::BoundInput> bound;
-  bool symbolic = false;
+  std::map<std::string, ir::Shape> shapes;
+  for (const auto& [name, weight] : weights) shapes.emplace(name, weight.shape());
+  for (const InputArray& array : arrays) shapes.emplace(array.name, array.value.shape());
+  // Said the way this command is used: random values cannot stand in for a symbolic input.
   for (const ir::Var& p : main->params()) {
-    if (!p->annotation().has_value()) continue;
-    const ir::Type& type = *p->annotation();
-    symbolic = symbolic || !type.is_static();
-    if (auto w = weights.find(p->name()); w != weights.end()) {
-      bound.push_back({p->name(), type, w->second.shape()});
-      continue;
-    }
-    auto a = std::find_if(arrays.begin(), arrays.end(),
-                          [&](const InputArray& array) { return array.name == p->name(); });
-    if (a != arrays.end()) {
-      bound.push_back({p->name(), type, a->value.shape()});
-    } else if (!type.is_static()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("input %", p->name(), " has the symbolic shape ", ir::TypeToString(type),
-                       "; give its array with --input ", p->name(),
-                       "=FILE.npy (random values need a static shape)"));
-    }
+    if (!p->annotation().has_value() || p->annotation()->is_static()) continue;
+    if (shapes.count(p->name()) > 0) continue;
+    return absl::InvalidArgumentError(
+        absl::StrCat("input %", p->name(), " has the symbolic shape ",
+                     ir::TypeToString(*p->annotation()), "; give its array with --input ",
+                     p->name(), "=FILE.npy (random values need a static shape)"));
   }
-  if (!symbolic) return module;
-  ASSIGN_OR_RETURN(ir::DimBindings bindings, ir::BindDims(bound));
-  return passes::SpecializeDims(module, bindings);
+  return passes::SpecializeToShapes(module, shapes);
 }
 
 absl::StatusOr<std::map<std::string, ir::Tensor>> BindInputs(const std::vector<InputArray>& arrays,

@@ -73,29 +73,58 @@ absl::StatusOr<std::pair<std::string, std::vector<std::string>>> SplitShapeFlag(
   return std::make_pair(flag.substr(0, colon), dims);
 }
 
-}  // namespace
-
-absl::StatusOr<std::map<std::string, ir::Shape>> ParseInputShapes(
-    const std::vector<std::string>& flags) {
-  std::map<std::string, ir::Shape> shapes;
+// The --input-shape flags; `bounds` null where symbolic dims are not taken (every dim a number).
+absl::StatusOr<std::map<std::string, ir::Dims>> ParseShapeFlags(
+    const std::vector<std::string>& flags, const std::map<std::string, ir::DimVar>* bounds) {
+  std::map<std::string, ir::Dims> shapes;
   for (const std::string& flag : flags) {
     ASSIGN_OR_RETURN(auto parts, SplitShapeFlag(flag));
-    const auto& [name, dims] = parts;
-    ir::Shape shape;
-    for (const std::string& part : dims) {
+    const auto& [name, texts] = parts;
+    ir::Dims dims;
+    for (const std::string& part : texts) {
       int64_t d = 0;
-      if (!absl::SimpleAtoi(part, &d) || d < 0) {
+      if (absl::SimpleAtoi(part, &d) && d >= 0) {
+        dims.push_back(ir::Dim::Const(d));
+        continue;
+      }
+      if (bounds == nullptr) {
         return absl::InvalidArgumentError(absl::StrCat("--input-shape '", flag, "': '", part,
                                                        "' is not a non-negative dimension"));
       }
-      shape.push_back(d);
+      auto it = bounds->find(part);
+      if (it == bounds->end()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--input-shape '", flag, "': '", part,
+            "' is neither a non-negative dimension nor a dim with bounds (give them with "
+            "--dim_bounds ",
+            part, "=LO..HI[:STEP])"));
+      }
+      dims.push_back(ir::Dim::Var(it->second));
     }
-    if (!shapes.emplace(name, shape).second) {
+    if (!shapes.emplace(name, dims).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("--input-shape gives the shape of '", name, "' twice"));
     }
   }
   return shapes;
+}
+
+}  // namespace
+
+absl::StatusOr<std::map<std::string, ir::Shape>> ParseInputShapes(
+    const std::vector<std::string>& flags) {
+  ASSIGN_OR_RETURN(auto symbolic, ParseShapeFlags(flags, nullptr));
+  std::map<std::string, ir::Shape> shapes;
+  for (const auto& [name, dims] : symbolic) {
+    ir::Shape& shape = shapes[name];
+    for (const ir::Dim& d : dims) shape.push_back(d.value());  // no bounds: all constants
+  }
+  return shapes;
+}
+
+absl::StatusOr<std::map<std::string, ir::Dims>> ParseSymbolicInputShapes(
+    const std::vector<std::string>& flags, const std::map<std::string, ir::DimVar>& bounds) {
+  return ParseShapeFlags(flags, &bounds);
 }
 
 absl::StatusOr<std::map<std::string, ir::DimVar>> ParseDimBoundsFlags(
@@ -118,37 +147,6 @@ absl::StatusOr<std::map<std::string, ir::DimVar>> ParseDimBoundsFlags(
     }
   }
   return bounds;
-}
-
-absl::StatusOr<std::map<std::string, ir::Dims>> ParseSymbolicInputShapes(
-    const std::vector<std::string>& flags, const std::map<std::string, ir::DimVar>& bounds) {
-  std::map<std::string, ir::Dims> shapes;
-  for (const std::string& flag : flags) {
-    ASSIGN_OR_RETURN(auto parts, SplitShapeFlag(flag));
-    const auto& [name, texts] = parts;
-    ir::Dims dims;
-    for (const std::string& part : texts) {
-      int64_t d = 0;
-      if (absl::SimpleAtoi(part, &d) && d >= 0) {
-        dims.push_back(ir::Dim::Const(d));
-        continue;
-      }
-      auto it = bounds.find(part);
-      if (it == bounds.end()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--input-shape '", flag, "': '", part,
-            "' is neither a non-negative dimension nor a dim with bounds (give them with "
-            "--dim_bounds ",
-            part, "=LO..HI[:STEP])"));
-      }
-      dims.push_back(ir::Dim::Var(it->second));
-    }
-    if (!shapes.emplace(name, dims).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--input-shape gives the shape of '", name, "' twice"));
-    }
-  }
-  return shapes;
 }
 
 absl::StatusOr<LoadedModel> LoadModel(const std::string& path,

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -161,15 +162,13 @@ void CheckSymbolic(const std::string& bytes, int* accepted) {
   absl::Status typed = ir::InferTypes(imported->module);
   ASSERT_TRUE(typed.ok()) << "the importer accepted a module type inference rejects: " << typed;
   EXPECT_FALSE(ir::PrintModule(imported->module).empty());
-  std::vector<ir::BoundInput> bound;
+  std::map<std::string, ir::Shape> shapes;
   for (const ImportedModel::Input& in : imported->inputs) {
     absl::StatusOr<ir::Type> at = ir::SpecializeType(in.type, {{"N", 4}});
     ASSERT_TRUE(at.ok()) << at.status();
-    if (at->is_tensor()) bound.push_back({in.name, in.type, at->shape()});
+    if (at->is_tensor()) shapes[in.name] = at->shape();
   }
-  absl::StatusOr<ir::DimBindings> bindings = ir::BindDims(bound);
-  ASSERT_TRUE(bindings.ok()) << bindings.status();
-  absl::StatusOr<ir::Module> specialized = passes::SpecializeDims(imported->module, *bindings);
+  absl::StatusOr<ir::Module> specialized = passes::SpecializeToShapes(imported->module, shapes);
   ASSERT_TRUE(specialized.ok()) << specialized.status();
   absl::Status retyped = ir::InferTypes(*specialized);
   ASSERT_TRUE(retyped.ok()) << "a symbolic module that type-checks does not at N = 4: " << retyped

@@ -154,6 +154,26 @@ TEST(SymbolicImportTest, OffByDefaultAndUnboundedNamesSayWhatToGive) {
                         "(--dim_bounds=width=LO..HI[:STEP])"));
 }
 
+// `m` imported with `symbolic` options (specialized to `value`'s shape) and imported at that
+// shape compute the same single output, bit for bit, on `value` for its input `input`. Returns
+// that output (a scalar where either import failed, which fails a caller's shape check).
+ir::Tensor ExpectSameAsStaticImport(const ModelBuilder& m, const std::string& input,
+                                    const ir::Tensor& value, const ImportOptions& symbolic) {
+  const std::map<std::string, ir::Tensor> inputs = {{input, value}};
+  ImportOptions fixed;
+  fixed.input_shapes[input] = value.shape();
+  absl::StatusOr<std::vector<ir::Tensor>> want = testing::ImportAndRun(m.model(), inputs, fixed);
+  absl::StatusOr<std::vector<ir::Tensor>> got = testing::ImportAndRun(m.model(), inputs, symbolic);
+  EXPECT_TRUE(want.ok()) << want.status();
+  EXPECT_TRUE(got.ok()) << got.status();
+  if (!want.ok() || !got.ok()) return ir::Tensor();
+  EXPECT_EQ(got->size(), 1u);
+  EXPECT_EQ(want->size(), 1u);
+  if (got->size() != 1 || want->size() != 1) return ir::Tensor();
+  EXPECT_TRUE((*got)[0].BitwiseEqual((*want)[0])) << ir::ShapeToString(value.shape());
+  return (*got)[0];
+}
+
 // Self-attention over (batch, S, 8) with two heads of 4, as exporters write it: projections,
 // Reshape with 0 and -1, Transpose, 4-D MatMuls, Softmax.
 ModelBuilder Attention() {
@@ -190,33 +210,14 @@ TEST(SymbolicImportTest, AttentionMatchesTheStaticImportAtEachShape) {
   EXPECT_THAT(text, HasSubstr("ty=Tensor[(batch, 2, S, S), float32]"));
   EXPECT_THAT(text, HasSubstr("ty=Tensor[(batch, S, 8), float32]"));
   for (const ir::Shape& shape : {ir::Shape{1, 1, 8}, ir::Shape{2, 5, 8}, ir::Shape{4, 16, 8}}) {
-    const std::map<std::string, ir::Tensor> inputs = {{"x", Random(shape, 7)}};
-    ImportOptions fixed;
-    fixed.input_shapes["x"] = shape;
-    absl::StatusOr<std::vector<ir::Tensor>> want =
-        testing::ImportAndRun(Attention().model(), inputs, fixed);
-    absl::StatusOr<std::vector<ir::Tensor>> got =
-        testing::ImportAndRun(Attention().model(), inputs, symbolic);
-    ASSERT_TRUE(want.ok()) << want.status();
-    ASSERT_TRUE(got.ok()) << got.status();
-    ASSERT_EQ(got->size(), 1u);
-    EXPECT_EQ((*got)[0].shape(), shape);
-    EXPECT_TRUE((*got)[0].BitwiseEqual((*want)[0])) << ir::ShapeToString(shape);
+    EXPECT_EQ(ExpectSameAsStaticImport(Attention(), "x", Random(shape, 7), symbolic).shape(),
+              shape);
   }
 }
 
 TEST(SymbolicImportTest, TheClassifierMatchesTheStaticImportAtEachShape) {
   for (const ir::Shape& shape : {ir::Shape{1, 3, 64, 64}, ir::Shape{3, 3, 96, 160}}) {
-    const std::map<std::string, ir::Tensor> inputs = {{"image", Random(shape, 9)}};
-    ImportOptions fixed;
-    fixed.input_shapes["image"] = shape;
-    absl::StatusOr<std::vector<ir::Tensor>> want =
-        testing::ImportAndRun(Classifier().model(), inputs, fixed);
-    absl::StatusOr<std::vector<ir::Tensor>> got =
-        testing::ImportAndRun(Classifier().model(), inputs, Symbolic());
-    ASSERT_TRUE(want.ok()) << want.status();
-    ASSERT_TRUE(got.ok()) << got.status();
-    EXPECT_TRUE((*got)[0].BitwiseEqual((*want)[0])) << ir::ShapeToString(shape);
+    ExpectSameAsStaticImport(Classifier(), "image", Random(shape, 9), Symbolic());
   }
 }
 
@@ -234,16 +235,8 @@ TEST(SymbolicImportTest, NearestUpsamplingMatchesResize) {
     AttrString(resize, "nearest_mode", rounding);
     m.Output("y");
     for (const ir::Shape& shape : {ir::Shape{1, 2, 64, 96}, ir::Shape{2, 2, 96, 64}}) {
-      const std::map<std::string, ir::Tensor> inputs = {{"x", Random(shape, 5)}};
-      ImportOptions fixed;
-      fixed.input_shapes["x"] = shape;
-      absl::StatusOr<std::vector<ir::Tensor>> want =
-          testing::ImportAndRun(m.model(), inputs, fixed);
-      absl::StatusOr<std::vector<ir::Tensor>> got =
-          testing::ImportAndRun(m.model(), inputs, Symbolic());
-      ASSERT_TRUE(want.ok()) << want.status();
-      ASSERT_TRUE(got.ok()) << got.status();
-      EXPECT_TRUE((*got)[0].BitwiseEqual((*want)[0])) << coord << " " << ir::ShapeToString(shape);
+      SCOPED_TRACE(coord);
+      ExpectSameAsStaticImport(m, "x", Random(shape, 5), Symbolic());
     }
   }
   // Bilinear has no such form yet: refused by name.

@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "lowering/frontend/onnx/tensor_proto.h"
 #include "lowering/interp/interpreter.h"
-#include "lowering/ir/dim_binding.h"
 #include "lowering/ir/text/printer.h"
 #include "lowering/ir/type_infer.h"
 #include "lowering/passes/specialize_dims.h"
@@ -142,23 +141,18 @@ absl::StatusOr<std::vector<ir::Tensor>> ImportAndRun(
   ASSIGN_OR_RETURN(ImportedModel imported, ImportOnnxModel(model, options, "test.onnx"));
   RETURN_IF_ERROR(ir::InferTypes(imported.module));
   std::map<std::string, ir::Tensor> args = imported.params;
-  std::vector<ir::BoundInput> bound;
-  bool symbolic = false;
+  std::map<std::string, ir::Shape> shapes;
   for (const ImportedModel::Input& in : imported.inputs) {
     auto it = inputs.find(in.onnx_name);
     if (it == inputs.end()) {
       return absl::InvalidArgumentError(absl::StrCat("no value for input ", in.onnx_name));
     }
     args[in.name] = it->second;
-    bound.push_back({in.onnx_name, in.type, it->second.shape()});
-    symbolic = symbolic || !in.type.is_static();
+    shapes[in.name] = it->second.shape();
   }
-  ir::Module module = imported.module;
-  if (symbolic) {  // At the inputs' sizes, as relayc interpret runs it.
-    ASSIGN_OR_RETURN(ir::DimBindings bindings, ir::BindDims(bound));
-    ASSIGN_OR_RETURN(module, passes::SpecializeDims(module, bindings));
-    RETURN_IF_ERROR(ir::InferTypes(module));
-  }
+  // At the inputs' sizes, as relayc interpret runs a model with symbolic dims.
+  ASSIGN_OR_RETURN(ir::Module module, passes::SpecializeToShapes(imported.module, shapes));
+  if (module.main() != imported.module.main()) RETURN_IF_ERROR(ir::InferTypes(module));
   ASSIGN_OR_RETURN(interp::Value value, interp::Run(module, args));
   return interp::Flatten(value);
 }

@@ -359,7 +359,7 @@ absl::StatusOr<Dims> InferReshapeDims(const Dims& in, const std::vector<int64_t>
   }
   if (infer_at >= 0) {
     absl::StatusOr<Dim> rest = in_elems.DivExact(known);
-    if (!rest.ok() || (all_const && (known == Dim::Const(0)))) {
+    if (!rest.ok()) {  // a 0 among the known sizes fails DivExact too
       if (all_const) {
         return absl::InvalidArgumentError(absl::StrCat("cannot reshape ", DimsToString(in), " (",
                                                        in_elems.ToString(), " elements) to ",
