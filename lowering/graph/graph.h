@@ -19,8 +19,17 @@ struct Buffer {
   int id = 0;
   Kind kind = Kind::kTemp;
   std::string name;  // input or weight name; "" for temporaries
+  // The shape; for a buffer with symbolic dims, its largest (each dim at its upper bound),
+  // which is what memory is planned at (docs/dynamic-shapes.md).
   ir::Shape shape;
+  // The symbolic dims of a buffer whose size is known only per call; empty for a static one.
+  ir::Dims dims;
   ir::DType dtype = ir::DType::kFloat32;
+
+  // Its Relay type: symbolic where `dims` is set.
+  ir::Type type() const {
+    return dims.empty() ? ir::Type::Tensor(shape, dtype) : ir::Type::SymbolicTensor(dims, dtype);
+  }
 };
 
 // One kernel call: reads `args` and writes `outputs` (several for tuple-valued kernels).

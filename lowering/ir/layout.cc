@@ -68,58 +68,96 @@ int64_t Layout::BlockOf(char name) const {
   return 0;
 }
 
-absl::StatusOr<Shape> Layout::StoredShape(const Shape& logical) const {
+namespace {
+
+Dims ToDims(const Shape& shape) {
+  Dims dims;
+  for (int64_t d : shape) dims.push_back(Dim::Const(d));
+  return dims;
+}
+
+// `dims` as numbers: the Shape forms below take static shapes, so every dim is constant.
+Shape ToShape(const Dims& dims) {
+  Shape shape;
+  for (const Dim& d : dims) shape.push_back(d.value());
+  return shape;
+}
+
+}  // namespace
+
+absl::StatusOr<Dims> Layout::StoredDims(const Dims& logical) const {
   const std::string primal = Primal();
   if (logical.size() != primal.size()) {
     return absl::InvalidArgumentError(absl::StrCat("layout \"", text_, "\" is for ", primal.size(),
-                                                   "-D tensors, got ", ShapeToString(logical)));
+                                                   "-D tensors, got ", DimsToString(logical)));
   }
-  Shape stored;
+  Dims stored;
   for (const Axis& a : axes_) {
-    const int64_t extent = logical[primal.find(a.name)];
+    const Dim& extent = logical[primal.find(a.name)];
     if (a.factor != 0) {
-      stored.push_back(a.factor);
+      stored.push_back(Dim::Const(a.factor));
       continue;
     }
     const int64_t block = BlockOf(a.name);
-    if (block != 0 && extent % block != 0) {
+    if (block == 0) {
+      stored.push_back(extent);
+      continue;
+    }
+    // A symbolic axis is blocked only where its step makes every size a whole number of blocks.
+    absl::StatusOr<Dim> blocks = extent.DivExact(Dim::Const(block));
+    if (!blocks.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("layout \"", text_, "\": block ", block, " does not divide axis '",
-                       std::string(1, a.name), "' of ", ShapeToString(logical)));
+                       std::string(1, a.name), "' of ", DimsToString(logical)));
     }
-    stored.push_back(block == 0 ? extent : extent / block);
+    stored.push_back(*blocks);
   }
   return stored;
 }
 
-absl::StatusOr<Shape> Layout::LogicalShape(const Shape& stored) const {
+absl::StatusOr<Dims> Layout::LogicalDims(const Dims& stored) const {
   if (stored.size() != axes_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("layout \"", text_, "\" is for ", axes_.size(),
-                                                   "-D tensors, got ", ShapeToString(stored)));
+                                                   "-D tensors, got ", DimsToString(stored)));
   }
-  Shape logical;
+  Dims logical;
   for (size_t i = 0; i < axes_.size(); ++i) {
     if (axes_[i].factor != 0) {
-      if (stored[i] != axes_[i].factor) {
+      if (stored[i] != Dim::Const(axes_[i].factor)) {
         return absl::InvalidArgumentError(absl::StrCat("layout \"", text_, "\": axis ", i, " of ",
-                                                       ShapeToString(stored), " must be ",
+                                                       DimsToString(stored), " must be ",
                                                        axes_[i].factor));
       }
       continue;
     }
     const int64_t block = BlockOf(axes_[i].name);
-    logical.push_back(block == 0 ? stored[i] : stored[i] * block);
+    logical.push_back(block == 0 ? stored[i] : stored[i] * Dim::Const(block));
   }
   return logical;
 }
 
-absl::StatusOr<Shape> RelaidShape(const Shape& stored, const Layout& src, const Layout& dst) {
+absl::StatusOr<Shape> Layout::StoredShape(const Shape& logical) const {
+  ASSIGN_OR_RETURN(Dims stored, StoredDims(ToDims(logical)));
+  return ToShape(stored);
+}
+
+absl::StatusOr<Shape> Layout::LogicalShape(const Shape& stored) const {
+  ASSIGN_OR_RETURN(Dims logical, LogicalDims(ToDims(stored)));
+  return ToShape(logical);
+}
+
+absl::StatusOr<Dims> RelaidDims(const Dims& stored, const Layout& src, const Layout& dst) {
   if (src.Primal() != dst.Primal()) {
     return absl::InvalidArgumentError(
         absl::StrCat("layouts \"", src.text(), "\" and \"", dst.text(), "\" order different axes"));
   }
-  ASSIGN_OR_RETURN(Shape logical, src.LogicalShape(stored));
-  return dst.StoredShape(logical);
+  ASSIGN_OR_RETURN(Dims logical, src.LogicalDims(stored));
+  return dst.StoredDims(logical);
+}
+
+absl::StatusOr<Shape> RelaidShape(const Shape& stored, const Layout& src, const Layout& dst) {
+  ASSIGN_OR_RETURN(Dims relaid, RelaidDims(ToDims(stored), src, dst));
+  return ToShape(relaid);
 }
 
 absl::StatusOr<Tensor> Relayout(const Tensor& in, const Layout& src, const Layout& dst) {

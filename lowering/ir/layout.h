@@ -43,6 +43,10 @@ class Layout {
   absl::StatusOr<Shape> StoredShape(const Shape& logical) const;
   // The logical shape of a tensor stored as `stored` in this layout (ranks must agree).
   absl::StatusOr<Shape> LogicalShape(const Shape& stored) const;
+  // The same over symbolic dims: an unblocked axis may be symbolic; a blocked one must be a
+  // whole number of blocks at every size its step admits (Dim::DivExact).
+  absl::StatusOr<Dims> StoredDims(const Dims& logical) const;
+  absl::StatusOr<Dims> LogicalDims(const Dims& stored) const;
 
  private:
   std::string text_;
@@ -52,6 +56,7 @@ class Layout {
 // The shape, in layout `dst`, of a tensor stored as `stored` in layout `src`; an error when the
 // layouts order different axes or a block does not fit.
 absl::StatusOr<Shape> RelaidShape(const Shape& stored, const Layout& src, const Layout& dst);
+absl::StatusOr<Dims> RelaidDims(const Dims& stored, const Layout& src, const Layout& dst);
 
 // The same logical tensor stored in layout `dst` instead of `src` (same primal axes), element by
 // element, bit for bit: the layout pass re-lays weights with it, the interpreter blocked values.

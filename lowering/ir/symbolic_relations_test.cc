@@ -119,6 +119,32 @@ TEST(SymbolicRelationsTest, ShapeOpsMoveDims) {
   EXPECT_EQ(Ok(Rel("squeeze", {T({N, C(1), C(3)})})), "Tensor[(N, 3), float32]");
 }
 
+TEST(SymbolicRelationsTest, BlockedLayouts) {
+  // The layout pass's ops: blocked channels are static, N, H and W stay symbolic.
+  auto transform = [](const std::string& src, const std::string& dst) {
+    return std::vector<std::pair<std::string, AttrValue>>{{"src_layout", AttrValue::String(src)},
+                                                          {"dst_layout", AttrValue::String(dst)}};
+  };
+  EXPECT_EQ(Ok(Rel("layout_transform", {T({N, C(32), H, W})}, transform("NCHW", "NCHW16c"))),
+            "Tensor[(N, 2, H, W, 16), float32]");
+  EXPECT_EQ(
+      Ok(Rel("layout_transform", {T({N, C(2), H, W, C(16)})}, transform("NCHW16c", "NCHW8c"))),
+      "Tensor[(N, 4, H, W, 8), float32]");
+  // A symbolic axis is blocked only where its step gives whole blocks.
+  const Dim c = Sym("C", "16..64:16");
+  EXPECT_EQ(Ok(Rel("layout_transform", {T({N, c})}, transform("NC", "NC16c"))),
+            "Tensor[(N, C/16, 16), float32]");
+  EXPECT_THAT(Err(Rel("layout_transform", {T({N, Sym("D", "1..64")})}, transform("NC", "NC16c"))),
+              HasSubstr("block 16 does not divide axis 'C' of (N, D)"));
+  EXPECT_EQ(Ok(Rel("nn.contrib_conv2d_NCHWc", {T({N, C(2), H, W, C(16)}), S({4, 2, 3, 3, 16, 8})},
+                   {{"strides", AttrValue::Ints({2, 2})},
+                    {"padding", AttrValue::Ints({1, 1})},
+                    {"data_layout", AttrValue::String("NCHW16c")},
+                    {"kernel_layout", AttrValue::String("OIHW16i8o")},
+                    {"out_layout", AttrValue::String("NCHW8c")}})),
+            "Tensor[(N, 4, H/2, W/2, 8), float32]");
+}
+
 TEST(SymbolicRelationsTest, AttentionShapes) {
   const Dim s = Sym("S", "1..512");
   // An embedding lookup of (N, S) token ids.
@@ -142,9 +168,25 @@ TEST(SymbolicRelationsTest, AttentionShapes) {
   EXPECT_EQ(Ok(Rel("nn.matmul", {T({N, C(8)}), S({8, 3})})), "Tensor[(N, 3), float32]");
 }
 
-TEST(SymbolicRelationsTest, OtherOpsRefuseSymbolicArgumentsByName) {
+TEST(SymbolicRelationsTest, StridedSliceCutsStaticAxesOnly) {
+  // The layout pass cuts padded channels this way, the batch left whole.
+  EXPECT_EQ(Ok(Rel("strided_slice", {T({N, C(12), H})},
+                   {{"begin", AttrValue::Ints({0})},
+                    {"end", AttrValue::Ints({4})},
+                    {"axes", AttrValue::Ints({1})}})),
+            "Tensor[(N, 4, H), float32]");
   absl::StatusOr<Type> r = Rel("strided_slice", {T({N, C(3)})},
                                {{"begin", AttrValue::Ints({0})}, {"end", AttrValue::Ints({1})}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(
+      std::string(r.status().message()),
+      HasSubstr("axis 0 of 'data' (N, 3) is symbolic; strided_slice cuts static axes only"));
+}
+
+TEST(SymbolicRelationsTest, OtherOpsRefuseSymbolicArgumentsByName) {
+  absl::StatusOr<Type> r =
+      Rel("nn.pad", {T({N, C(3)}), S({})}, {{"pad_width", AttrValue::Ints({0, 0, 1, 1})}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(r.status().message()),

@@ -65,6 +65,20 @@ int64_t NumElements(const Shape& shape) {
 
 int64_t Type::NumElements() const { return ir::NumElements(shape()); }
 
+Shape Type::min_shape() const {
+  if (dims_ == nullptr) return shape_;
+  Shape s;
+  for (const Dim& d : *dims_) s.push_back(d.Min());
+  return s;
+}
+
+Shape Type::max_shape() const {
+  if (dims_ == nullptr) return shape_;
+  Shape s;
+  for (const Dim& d : *dims_) s.push_back(d.Max());
+  return s;
+}
+
 std::vector<Type> Type::params() const {
   return std::vector<Type>(fields_->begin(), fields_->end() - 1);
 }

@@ -51,6 +51,12 @@ class Type {
     return shape_;
   }
   Dims dims() const;
+  // Tensor only: shape() for a static tensor; for a symbolic one, each dim at its smallest
+  // size (min_shape: a size every call may have, at which graph passes make their choices by
+  // size) or its largest (max_shape: what buffers are planned at; kUnboundedDim where a dim
+  // has no upper bound).
+  Shape min_shape() const;
+  Shape max_shape() const;
   DType dtype() const { return dtype_; }
   int ndim() const { return static_cast<int>(dims_ ? dims_->size() : shape_.size()); }
   int64_t NumElements() const;

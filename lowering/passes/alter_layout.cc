@@ -38,9 +38,14 @@ bool KeepsPaddingFinite(const std::string& op) {
   return kOps->count(op) != 0;
 }
 
-bool IsFloat32Rank4(const ir::Type& t) {
-  return t.is_tensor() && t.ndim() == 4 && t.dtype() == ir::DType::kFloat32;
+// A float32 NCHW tensor whose channel count is static (N, H and W may be symbolic): channels
+// are what a layout blocks.
+bool IsBlockable(const ir::Type& t) {
+  return t.is_tensor() && t.ndim() == 4 && t.dtype() == ir::DType::kFloat32 &&
+         t.dims()[1].is_const();
 }
+
+int64_t Channels(const ir::Type& t) { return t.dims()[1].value(); }
 
 // An elementwise or broadcasting op whose result does not depend on how its operands' axes
 // are ordered, as long as all are ordered alike: no attribute names an axis or a shape.
@@ -122,10 +127,19 @@ class LayoutRewriter {
     if (it != plain_.end()) return it->second;
     Expr t = Transform(v.expr, ir::BlockedDataLayout(v.block), "NCHW");
     if (v.pad != 0) {
-      const ir::Shape& s = e->checked_type().shape();
-      t = MakeOpCall("strided_slice", {t},
-                     {{"begin", AttrValue::Ints(std::vector<int64_t>(s.size(), 0))},
-                      {"end", AttrValue::Ints(s)}});
+      const ir::Type& type = e->checked_type();
+      if (type.is_static()) {
+        const ir::Shape& s = type.shape();
+        t = MakeOpCall("strided_slice", {t},
+                       {{"begin", AttrValue::Ints(std::vector<int64_t>(s.size(), 0))},
+                        {"end", AttrValue::Ints(s)}});
+      } else {
+        // Only the channels are cut: the other axes keep their symbolic sizes.
+        t = MakeOpCall("strided_slice", {t},
+                       {{"begin", AttrValue::Ints({0})},
+                        {"end", AttrValue::Ints({Channels(type)})},
+                        {"axes", AttrValue::Ints({1})}});
+      }
     }
     plain_[e.get()] = t;
     return t;
@@ -192,12 +206,12 @@ class LayoutRewriter {
     const ir::Type& x = call.args()[0]->checked_type();
     const ir::Type& w = call.args()[1]->checked_type();
     const ir::VarNode* weight = Weight(call.args()[1]);
-    if (weight == nullptr || !IsFloat32Rank4(x) || !IsFloat32Rank4(node->checked_type()) ||
+    if (weight == nullptr || !IsBlockable(x) || !IsBlockable(node->checked_type()) ||
         attrs.GetString("data_layout") != "NCHW" || attrs.GetString("kernel_layout") != "OIHW" ||
         !(attrs.GetString("out_dtype").empty() || attrs.GetString("out_dtype") == "float32")) {
       return Blocked{};
     }
-    const int64_t c = x.shape()[1];
+    const int64_t c = Channels(x);
     const int64_t o = w.shape()[0];
     const int64_t groups = attrs.GetInt("groups");
     const bool depthwise = groups > 1 && groups == c && o == c && w.shape()[1] == 1;
@@ -259,7 +273,7 @@ class LayoutRewriter {
   // the padding finite.
   absl::StatusOr<Blocked> Elementwise(const Expr& node, const ir::CallNode& call) {
     const ir::Type& out = node->checked_type();
-    if (!IsFloat32Rank4(out)) return Blocked{};
+    if (!IsBlockable(out)) return Blocked{};
     int64_t block = 0;
     int64_t pad = 0;
     for (const Expr& a : call.args()) {
@@ -271,7 +285,7 @@ class LayoutRewriter {
       }
     }
     if (block == 0 || (pad != 0 && !KeepsPaddingFinite(call.op()->name))) return Blocked{};
-    const int64_t c = out.shape()[1];
+    const int64_t c = Channels(out);
     std::vector<Expr> args;
     for (const Expr& a : call.args()) {
       const ir::Type& t = a->checked_type();
@@ -280,27 +294,39 @@ class LayoutRewriter {
         args.push_back(values_.at(a.get()).expr);
         continue;
       }
+      // A symbolic operand is reshaped only where its rank is the output's already: a reshape
+      // to 4-D would have to write its symbolic sizes into the attribute.
+      if (!t.is_static() && t.ndim() != 4) return Blocked{};
       // The operand as a 4-D broadcast of the output: leading unit axes added.
-      ir::Shape s = t.shape();
-      while (s.size() < 4) s.insert(s.begin(), 1);
+      ir::Dims s = t.dims();
+      while (s.size() < 4) s.insert(s.begin(), ir::Dim::Const(1));
       const Blocked& v = values_.at(a.get());
-      if (v.block != 0 && s[1] == c) {
+      const ir::Dim channels = ir::Dim::Const(c);
+      if (v.block != 0 && s[1] == channels) {
         if (v.pad != pad) return Blocked{};
         args.push_back(InBlock(a, block));
-      } else if (s[1] == 1) {
-        args.push_back(MakeOpCall("reshape", {Plain(a)},
-                                  {{"newshape", AttrValue::Ints({s[0], 1, s[2], s[3], 1})}}));
-      } else if (s[1] == c) {
+      } else if (s[1] == ir::Dim::Const(1)) {
+        // reshape's 0 copies the input's dim at the same position.
+        const std::vector<int64_t> newshape =
+            t.is_static() ? std::vector<int64_t>{s[0].value(), 1, s[2].value(), s[3].value(), 1}
+                          : std::vector<int64_t>{0, 0, 0, 0, 1};
+        args.push_back(
+            MakeOpCall("reshape", {Plain(a)}, {{"newshape", AttrValue::Ints(newshape)}}));
+      } else if (s[1] == channels) {
         Expr x = Plain(a);
         if (pad != 0) {
           const ir::VarNode* weight = Weight(a);
           if (weight == nullptr || t.ndim() < 3) return Blocked{};
           ir::Shape extended = t.shape();
           extended[extended.size() - 3] += pad;  // the channel axis of [.., C, h, w]
-          s[1] += pad;
+          s[1] = s[1] + ir::Dim::Const(pad);
           ASSIGN_OR_RETURN(x, ZeroExtendedWeight(*weight, extended));
         }
-        if (t.ndim() < 4) x = MakeOpCall("reshape", {x}, {{"newshape", AttrValue::Ints(s)}});
+        if (t.ndim() < 4) {
+          std::vector<int64_t> newshape;
+          for (const ir::Dim& d : s) newshape.push_back(d.value());  // t is static here
+          x = MakeOpCall("reshape", {x}, {{"newshape", AttrValue::Ints(newshape)}});
+        }
         args.push_back(Transform(x, "NCHW", ir::BlockedDataLayout(block)));
       } else {
         return Blocked{};
@@ -337,12 +363,12 @@ class LayoutRewriter {
     std::vector<Expr> fields;
     for (const Expr& f : tuple->fields()) {
       const auto it = values_.find(f.get());
-      if (it == values_.end() || !IsFloat32Rank4(f->checked_type())) return Blocked{};
+      if (it == values_.end() || !IsBlockable(f->checked_type())) return Blocked{};
       in_place = in_place && it->second.block != 0 && pad == 0 &&
                  (block == -1 || it->second.block == block);
       block = it->second.block;
       pad = it->second.pad;
-      channels += f->checked_type().shape()[1];
+      channels += Channels(f->checked_type());
       fields.push_back(it->second.expr);
     }
     if (in_place) {

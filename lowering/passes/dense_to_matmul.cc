@@ -48,9 +48,11 @@ class DenseRewriter {
     if (wvar == nullptr || params_.count(wvar->name()) == 0) return nullptr;
     const ir::Type& xt = call.args()[0]->checked_type();
     const ir::Tensor& w = params_.at(wvar->name());
-    if (w.ndim() != 2 || xt.shape().empty()) return nullptr;
-    const int64_t k = xt.shape().back();
-    const int64_t rows = k == 0 ? 0 : xt.NumElements() / k;
+    // Symbolic dims choose at their smallest size (docs/dynamic-shapes.md).
+    const ir::Shape xs = xt.min_shape();
+    if (w.ndim() != 2 || xs.empty()) return nullptr;
+    const int64_t k = xs.back();
+    const int64_t rows = k == 0 ? 0 : ir::NumElements(xs) / k;
     if (rows < kDenseToMatmulMinRows) return nullptr;
 
     auto name = transposed_.find(wvar->name());

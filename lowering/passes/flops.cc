@@ -11,7 +11,7 @@ namespace {
 // The elements of a tensor type, or of every tensor of a tuple type (a tuple-valued call's
 // outputs together).
 int64_t ElementsOfAllFields(const ir::Type& t) {
-  if (t.is_tensor()) return t.NumElements();
+  if (t.is_tensor()) return ir::NumElements(t.max_shape());
   int64_t n = 0;
   for (const ir::Type& f : t.fields()) n += ElementsOfAllFields(f);
   return n;
@@ -51,19 +51,20 @@ int64_t EstimateCallFlops(const ir::CallNode& call) {
   }
   if (op == "nn.conv2d_transpose") {
     const ir::Shape& w = call.args()[1]->checked_type().shape();  // C, O/g, kh, kw
-    return 2 * a.NumElements() * w[1] * w[2] * w[3];
+    return 2 * ir::NumElements(a.max_shape()) * w[1] * w[2] * w[3];
   }
   if (op == "nn.dense" || op == "nn.matmul" || op == "nn.batch_matmul") {
     // Each output element is a dot product over the reduction dimension K.
-    int64_t k = a.shape().back();
-    if (op == "nn.matmul" && call.attrs().GetBool("transpose_a")) k = a.shape()[0];
-    if (op == "nn.batch_matmul" && call.attrs().GetBool("transpose_a")) k = a.shape()[1];
+    const ir::Shape as = a.max_shape();
+    int64_t k = as.back();
+    if (op == "nn.matmul" && call.attrs().GetBool("transpose_a")) k = as[0];
+    if (op == "nn.batch_matmul" && call.attrs().GetBool("transpose_a")) k = as[1];
     return 2 * out * k;
   }
   if (call.op()->pattern == ir::OpPattern::kCommReduce || op == "nn.max_pool2d" ||
       op == "nn.avg_pool2d" || op == "nn.global_avg_pool2d" || op == "nn.global_max_pool2d" ||
       op == "nn.softmax" || op == "nn.log_softmax" || op == "nn.layer_norm") {
-    return a.is_tensor() ? a.NumElements() : out;
+    return a.is_tensor() ? ir::NumElements(a.max_shape()) : out;
   }
   if (IsDataMovement(op)) return 0;
   return out;

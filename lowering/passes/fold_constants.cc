@@ -47,6 +47,8 @@ class Folder {
     const auto* call = node->As<ir::CallNode>();
     if (call == nullptr || call->op() == nullptr) return nullptr;
     if (!node->has_type() || !node->checked_type().is_tensor()) return nullptr;
+    // A symbolic size depends on an input, so the value is never constant.
+    if (!node->checked_type().is_static()) return nullptr;
     if (node->checked_type().NumElements() > options_.max_elements) return nullptr;
     std::vector<interp::Value> args;
     std::string base;

@@ -67,6 +67,17 @@ class Partitioner {
     ir::Function main = model_.module.main();
     if (main == nullptr) return absl::NotFoundError("partition: the module has no @main");
     for (const ir::Var& p : main->params()) {
+      // Buffers are planned at their largest size, so every symbolic dim needs an upper bound
+      // (the sizes inside follow from the inputs').
+      for (const ir::Dim& d : p->checked_type().dims()) {
+        if (d.Max() == ir::kUnboundedDim) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "input '", p->name(), "' has the dim ", d.ToString(),
+              " without an upper bound; a compiled model plans its memory at the bounds: give "
+              "it one (--dim_bounds ",
+              d.ToString(), "=LO..HI)"));
+        }
+      }
       const bool weight = params_.count(p->name()) > 0;
       const int id = NewBuffer(weight ? Buffer::Kind::kParam : Buffer::Kind::kInput, p->name(),
                                p->checked_type());
@@ -88,7 +99,8 @@ class Partitioner {
     b.id = static_cast<int>(graph_.buffers.size());
     b.kind = kind;
     b.name = name;
-    b.shape = type.shape();
+    b.shape = type.max_shape();
+    if (!type.is_static()) b.dims = type.dims();
     b.dtype = type.dtype();
     graph_.buffers.push_back(std::move(b));
     return graph_.buffers.back().id;
@@ -208,13 +220,13 @@ absl::StatusOr<ir::Module> GraphToModule(const Graph& graph, const std::vector<K
   std::vector<ir::Var> params;
   for (int id : graph.inputs) {
     const Buffer& b = graph.buffers[id];
-    ir::Var v = ir::VarNode::Make(b.name, ir::Type::Tensor(b.shape, b.dtype));
+    ir::Var v = ir::VarNode::Make(b.name, b.type());
     params.push_back(v);
     value[id] = v;
   }
   for (const Buffer& b : graph.buffers) {
     if (b.kind != Buffer::Kind::kParam) continue;
-    ir::Var v = ir::VarNode::Make(b.name, ir::Type::Tensor(b.shape, b.dtype));
+    ir::Var v = ir::VarNode::Make(b.name, b.type());
     params.push_back(v);
     value[b.id] = v;
   }

@@ -70,10 +70,12 @@ class Simplifier {
     const ir::Tensor* beta = Weight(args[2]);
     const ir::Tensor* mean = Weight(args[3]);
     const ir::Tensor* var = Weight(args[4]);
-    if (gamma == nullptr || beta == nullptr || mean == nullptr || var == nullptr) {
+    // A symbolic channel count cannot meet constant weights; ops keep it honest either way.
+    if (gamma == nullptr || beta == nullptr || mean == nullptr || var == nullptr ||
+        !xt.dims()[axis].is_const()) {
       return LowerAsOps(args, rank, axis, eps, center, scale, xt.dtype());
     }
-    const int64_t c = xt.shape()[axis];
+    const int64_t c = xt.dims()[axis].value();
     std::vector<double> s(c), t(c);
     for (int64_t i = 0; i < c; ++i) {
       s[i] = (scale ? gamma->GetDouble(i) : 1.0) / std::sqrt(var->GetDouble(i) + eps);

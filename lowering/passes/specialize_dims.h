@@ -13,10 +13,11 @@
 
 namespace relay::passes {
 
-// `module` with @main's parameter and result annotations evaluated at `bindings` (see
-// ir::BindDims), every node that depends on a parameter rebuilt, so that type inference gives
-// each a static type (the caller runs it). A symbolic annotation elsewhere (another function, a
-// let, a nested function) is Unimplemented; a variable without a size is InvalidArgument.
+// `module` with every global function's parameter and result annotations evaluated at
+// `bindings` (see ir::BindDims; @main's, and those of the kernels that a partitioned model's
+// @main calls), every node that depends on a parameter rebuilt, so that type inference gives
+// each a static type (the caller runs it). A symbolic annotation elsewhere (a let, a nested
+// function) is Unimplemented; a variable without a size is InvalidArgument.
 absl::StatusOr<ir::Module> SpecializeDims(const ir::Module& module,
                                           const ir::DimBindings& bindings);
 

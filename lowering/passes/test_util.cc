@@ -43,7 +43,9 @@ ir::Tensor RandomTensor(const ir::Type& type, uint64_t seed, double lo, double h
 
 Model ModelFromText(const std::string& text, const std::vector<std::string>& weights,
                     uint64_t seed) {
-  absl::StatusOr<ir::Module> module = ir::ParseModule(text, "test.relay");
+  ir::ParseOptions options;
+  options.symbolic_dims = true;  // Static text reads the same; dynamic-shape tests need it.
+  absl::StatusOr<ir::Module> module = ir::ParseModule(text, "test.relay", options);
   RELAY_CHECK(module.ok(), std::string(module.status().message()).c_str());
   absl::Status typed = ir::InferTypes(*module);
   RELAY_CHECK(typed.ok(), std::string(typed.message()).c_str());

@@ -67,6 +67,9 @@ class WinogradRewriter {
         !AllEqual(attrs.GetInts("strides"), 1) || !AllEqual(attrs.GetInts("dilation"), 1)) {
       return Expr(nullptr);
     }
+    // The transforms write the batch and map sizes into their attributes (tiles, output_size),
+    // so a conv with a symbolic dim stays direct (docs/dynamic-shapes.md).
+    if (!data.is_static() || !out.is_static()) return Expr(nullptr);
     const ir::Tensor& w = params_.at(weight->name());
     // [K/ob, C/ib, 3, 3, ib, ob]
     if (w.ndim() != 6 || w.shape()[2] != 3 || w.shape()[3] != 3) return Expr(nullptr);

@@ -341,6 +341,11 @@ absl::StatusOr<LoweredKernel> LowerToTE(const ir::FunctionNode& fn) {
                                                      ir::TypeToString(type),
                                                      "; kernel parameters must be tensors"));
     }
+    if (!type.is_static()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "parameter %", param->name(), " has the symbolic type ", ir::TypeToString(type),
+          ": kernels with symbolic dims do not compile yet (docs/dynamic-shapes.md)"));
+    }
     Tensor p = Placeholder(absl::StrCat("p", i), type.shape(), type.dtype());
     lowerer.Bind(param.get(), p);
     kernel.inputs.push_back(std::move(p));

@@ -125,16 +125,19 @@ absl::StatusOr<Type> Conv2DNCHWcRel(const std::vector<Type>& args, const Attrs& 
   ASSIGN_OR_RETURN(auto strides, NormalizePair(attrs.GetInts("strides"), "strides", 1));
   ASSIGN_OR_RETURN(auto dilation, NormalizePair(attrs.GetInts("dilation"), "dilation", 1));
   ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), data.dtype()));
-  const Shape& x = conv.data;
+  const Dims& x = conv.data;
   const Shape& w = conv.weight;
-  const int64_t oh = ConvOutputSize(x[2], pad.top, pad.bottom, w[2], strides[0], dilation[0]);
-  const int64_t ow = ConvOutputSize(x[3], pad.left, pad.right, w[3], strides[1], dilation[1]);
-  if (oh <= 0 || ow <= 0) {
+  ASSIGN_OR_RETURN(const Dim oh,
+                   ConvOutputDim(x[2], pad.top, pad.bottom, w[2], strides[0], dilation[0]));
+  ASSIGN_OR_RETURN(const Dim ow,
+                   ConvOutputDim(x[3], pad.left, pad.right, w[3], strides[1], dilation[1]));
+  if (oh.Min() <= 0 || ow.Min() <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("the kernel ", w[2], "x", w[3], " of 'weight' ", S(args[1]),
                      " does not fit the padded input of 'data' ", S(data)));
   }
-  return Type::Tensor({x[0], w[0] / conv.out_block, oh, ow, conv.out_block}, out_dtype);
+  return Type::SymbolicTensor(
+      {x[0], Dim::Const(w[0] / conv.out_block), oh, ow, Dim::Const(conv.out_block)}, out_dtype);
 }
 
 absl::StatusOr<Type> Conv2DTransposeRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -507,7 +510,8 @@ void RegisterNnOps(OpRegistry* registry) {
                       Conv2DAttrs(RequiredAttr("data_layout", AttrKind::kString),
                                   RequiredAttr("kernel_layout", AttrKind::kString)),
                       Conv2DNCHWcRel,
-                      OpPattern::kOutEWiseFusable});
+                      OpPattern::kOutEWiseFusable,
+                      true});
   registry->Register(
       {"nn.conv2d_transpose",
        {"data", "weight"},

@@ -627,13 +627,19 @@ absl::StatusOr<BlockedConv> CheckBlockedConv(const Type& data, const Type& weigh
         absl::StrCat("layouts data \"", dl.text(), "\", kernel \"", kl.text(), "\", out \"",
                      ol.text(), "\" are not supported (NCHW<i>c or NCHW, OIHW<i>i<o>o, NCHW<o>c)"));
   }
+  RETURN_IF_ERROR(CheckStatic(weight, "weight"));
   BlockedConv conv;
-  ASSIGN_OR_RETURN(conv.data, dl.LogicalShape(data.shape()));
+  ASSIGN_OR_RETURN(conv.data, dl.LogicalDims(data.dims()));
   ASSIGN_OR_RETURN(conv.weight, kl.LogicalShape(weight.shape()));
   conv.in_block = dl.BlockOf('C');
   conv.out_block = kl.BlockOf('O');
   conv.groups = attrs.GetInt("groups");
-  const int64_t c = conv.data[1];
+  if (!conv.data[1].is_const()) {
+    return absl::UnimplementedError(absl::StrCat("argument 'data' has the symbolic channels ",
+                                                 conv.data[1].ToString(), " ", S(data),
+                                                 "; this op needs them static"));
+  }
+  const int64_t c = conv.data[1].value();
   const int64_t o = conv.weight[0];
   if (conv.groups == 1) {
     if (kl.BlockOf('I') != std::max<int64_t>(conv.in_block, 1) || conv.weight[1] != c) {

@@ -181,10 +181,12 @@ absl::Status CheckLayout(const std::string& attr_name, const std::string& value,
                          const std::string& supported, bool also_empty = false);
 
 // nn.contrib_conv2d_NCHWc's operands, checked (lowering/ir/ops/nn.cc says what is supported):
-// the logical data [N, C, H, W] and weight [O, I, KH, KW], the blocks of the input (0: plain
-// NCHW data) and output channels, and the group count (1, or depthwise).
+// the logical data [N, C, H, W] (N, H and W may be symbolic; C is static) and weight [O, I, KH,
+// KW], the blocks of the input (0: plain NCHW data) and output channels, and the group count
+// (1, or depthwise).
 struct BlockedConv {
-  Shape data, weight;
+  Dims data;
+  Shape weight;
   int64_t in_block = 0, out_block = 0, groups = 1;
 };
 absl::StatusOr<BlockedConv> CheckBlockedConv(const Type& data, const Type& weight,

@@ -20,8 +20,8 @@ absl::StatusOr<Type> LayoutTransformRel(const std::vector<Type>& args, const Att
   RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
   ASSIGN_OR_RETURN(Layout src, Layout::Parse(attrs.GetString("src_layout")));
   ASSIGN_OR_RETURN(Layout dst, Layout::Parse(attrs.GetString("dst_layout")));
-  ASSIGN_OR_RETURN(Shape out, RelaidShape(args[0].shape(), src, dst));
-  return Type::Tensor(std::move(out), args[0].dtype());
+  ASSIGN_OR_RETURN(Dims out, RelaidDims(args[0].dims(), src, dst));
+  return Type::SymbolicTensor(out, args[0].dtype());
 }
 
 absl::StatusOr<Type> ReshapeRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -123,16 +123,35 @@ absl::StatusOr<Type> SplitRel(const std::vector<Type>& args, const Attrs& attrs)
 absl::StatusOr<Type> StridedSliceRel(const std::vector<Type>& args, const Attrs& attrs) {
   RETURN_IF_ERROR(CheckTensorArgs(args, {"data"}));
   const Type& data = args[0];
+  const std::vector<int64_t> begin = attrs.GetInts("begin");
+  // Symbolic dims stand at their smallest size: only the axes left whole may be symbolic, and
+  // those keep their dims below.
   absl::StatusOr<std::vector<SliceAxis>> axes =
-      StridedSliceAxes(data.shape(), attrs.GetInts("begin"), attrs.GetInts("end"),
-                       attrs.Get("strides"), attrs.Get("axes"), attrs.GetString("slice_mode"));
+      StridedSliceAxes(data.min_shape(), begin, attrs.GetInts("end"), attrs.Get("strides"),
+                       attrs.Get("axes"), attrs.GetString("slice_mode"));
   if (!axes.ok()) {
     return absl::Status(axes.status().code(),
                         absl::StrCat(axes.status().message(), " (slicing 'data' ", S(data), ")"));
   }
-  Shape out;
-  for (const SliceAxis& a : *axes) out.push_back(a.extent);
-  return Type::Tensor(std::move(out), data.dtype());
+  // The axes the attributes name: `axes`, else the leading begin.size() ones.
+  std::vector<bool> sliced(data.ndim(), attrs.Get("axes").is_none());
+  if (attrs.Get("axes").is_none()) {
+    for (int i = static_cast<int>(begin.size()); i < data.ndim(); ++i) sliced[i] = false;
+  } else {
+    for (int64_t a : attrs.GetInts("axes")) sliced[a < 0 ? a + data.ndim() : a] = true;
+  }
+  const Dims dims = data.dims();
+  Dims out;
+  for (int i = 0; i < data.ndim(); ++i) {
+    if (dims[i].is_const() || !sliced[i]) {
+      out.push_back(dims[i].is_const() ? Dim::Const((*axes)[i].extent) : dims[i]);
+      continue;
+    }
+    return absl::UnimplementedError(absl::StrCat("axis ", i, " of 'data' ", S(data),
+                                                 " is symbolic; strided_slice cuts static axes "
+                                                 "only (leave it out of 'axes')"));
+  }
+  return Type::SymbolicTensor(out, data.dtype());
 }
 
 absl::StatusOr<Type> SqueezeRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -252,7 +271,8 @@ void RegisterTransformOps(OpRegistry* registry) {
                       {RequiredAttr("src_layout", AttrKind::kString),
                        RequiredAttr("dst_layout", AttrKind::kString)},
                       LayoutTransformRel,
-                      OpPattern::kInjective});
+                      OpPattern::kInjective,
+                      true});
   registry->Register(
       {"nn.batch_flatten", {"data"}, {}, BatchFlattenRel, OpPattern::kInjective, true});
   registry->Register({"transpose",
@@ -273,7 +293,8 @@ void RegisterTransformOps(OpRegistry* registry) {
                        NullableAttr("strides", AttrKind::kInts), StringAttr("slice_mode", "end"),
                        NullableAttr("axes", AttrKind::kInts)},
                       StridedSliceRel,
-                      OpPattern::kInjective});
+                      OpPattern::kInjective,
+                      true});
   registry->Register({"squeeze",
                       {"data"},
                       {NullableAttr("axis", AttrKind::kInts)},

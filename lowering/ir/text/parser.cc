@@ -896,7 +896,10 @@ absl::StatusOr<Module> ParseModule(const std::string& text, const std::string& s
 }
 
 absl::StatusOr<Function> ParseKernel(const std::string& text, const std::string& source_name) {
-  return Parser(text, source_name).RunKernel();
+  // A dynamic kernel's text carries its symbolic dims and their bounds (DESIGN.md).
+  ParseOptions options;
+  options.symbolic_dims = true;
+  return Parser(text, source_name, nullptr, options).RunKernel();
 }
 
 }  // namespace relay::ir

@@ -47,8 +47,8 @@ absl::StatusOr<Module> ParseModule(const std::string& text, const std::string& s
 
 // Parses a kernel file: the header `#[relay_kernel = 1]`, then exactly one primitive function
 // `fn (%p0: T, ...) -> R { ... }` (see DESIGN.md, "The kernel id"). Errors as ParseModule's;
-// another format number, trailing text, or a call of a global function is an error. The
-// function is not type-checked.
+// another format number, trailing text, or a call of a global function is an error. Symbolic
+// dims are read (a dynamic kernel's text holds them). The function is not type-checked.
 absl::StatusOr<Function> ParseKernel(const std::string& text, const std::string& source_name);
 
 }  // namespace relay::ir

@@ -110,14 +110,14 @@ TEST(SymbolicTextTest, OffByDefaultWithAMessageThatSaysWhere) {
 TEST(SymbolicTextTest, OpsWithoutSymbolicRelationsSayWhich) {
   absl::StatusOr<Module> module = ParseModule(
       "def @main(%a: Tensor[(N[1:16], 3), float32]) {\n"
-      "  strided_slice(%a, begin=[0], end=[1])\n"
+      "  nn.pad(%a, 0f, pad_width=[0, 0, 1, 1])\n"
       "}\n",
       "m.relay", Symbolic());
   ASSERT_TRUE(module.ok()) << module.status();
   absl::Status typed = InferTypes(*module);
   ASSERT_FALSE(typed.ok());
   EXPECT_THAT(std::string(typed.message()),
-              HasSubstr("m.relay:2:3: error: strided_slice: argument 'data' has "
+              HasSubstr("m.relay:2:3: error: nn.pad: argument 'data' has "
                         "Tensor[(N, 3), float32]: this op does not take symbolic dimensions yet"));
 }
 
