@@ -11,10 +11,14 @@
 #include "lowering/codegen/cuda/cuda_object.h"
 #include "lowering/codegen/cuda/nvcc.h"
 #include "lowering/codegen/llvm/codegen_llvm.h"
+#include "lowering/ir/type_infer.h"
+#include "lowering/passes/batch_axis.h"
+#include "lowering/passes/specialize_dims.h"
 #include "lowering/schedule/schedule.h"
 #include "lowering/schedule/strategy.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/te/lower_to_te.h"
+#include "lowering/tir/batch_loop.h"
 #include "lowering/tir/expand_unrolled.h"
 #include "lowering/tir/partition_tails.h"
 #include "lowering/tir/simplify.h"
@@ -35,11 +39,51 @@ std::string ObjectText(const std::string& object) {
   return absl::StrCat(object.size(), " bytes of ELF object");
 }
 
+bool HasSymbolicDims(const ir::FunctionNode& fn) {
+  for (const ir::Var& p : fn.params()) {
+    if (!p->checked_type().is_static()) return true;
+  }
+  return !fn.body()->checked_type().is_static();
+}
+
+// A kernel over a symbolic batch: its one-row kernel, looped (tir/batch_loop.h).
+absl::StatusOr<tir::PrimFunc> LowerBatchedKernel(const ir::FunctionNode& fn,
+                                                 const std::string& name,
+                                                 const std::string& strategy, const Target& target,
+                                                 const PipelineOptions& options,
+                                                 schedule::Knobs* knobs) {
+  if (target.kind != Target::Kind::kCpu) {
+    return absl::UnimplementedError(absl::StrCat(name, " has symbolic dims: ", target.name,
+                                                 " kernels take static shapes only so far; build "
+                                                 "for a CPU target (docs/dynamic-shapes.md)"));
+  }
+  ASSIGN_OR_RETURN(passes::BatchAxis axis, passes::FindBatchAxis(fn));
+  if (axis.var.lo < 1) {
+    return absl::UnimplementedError(absl::StrCat(name, ": the batch ", axis.var.name, " may be 0 (",
+                                                 ir::DimBoundsToString(axis.var),
+                                                 "); kernels take batches from 1"));
+  }
+  const ir::Module module(
+      {{"main", ir::FunctionNode::Make(fn.params(), fn.body(), fn.ret_annotation(), fn.attrs())}},
+      name);
+  ASSIGN_OR_RETURN(ir::Module row, passes::SpecializeDims(module, {{axis.var.name, 1}}));
+  RETURN_IF_ERROR(ir::InferTypes(row));
+  ASSIGN_OR_RETURN(tir::PrimFunc func,
+                   LowerKernel(*row.main(), name, strategy, target, options, knobs));
+  return RunStep<tir::PrimFunc>(
+      "batch_loop", options,
+      [&]() -> absl::StatusOr<tir::PrimFunc> {
+        return tir::LoopOverBatch(func, axis.batched, axis.var.name);
+      },
+      [](const tir::PrimFunc& f) { return tir::PrimFuncToString(f); });
+}
+
 }  // namespace
 
 absl::StatusOr<tir::PrimFunc> LowerKernel(const ir::FunctionNode& fn, const std::string& name,
                                           const std::string& strategy, const Target& target,
                                           const PipelineOptions& options, schedule::Knobs* knobs) {
+  if (HasSymbolicDims(fn)) return LowerBatchedKernel(fn, name, strategy, target, options, knobs);
   ASSIGN_OR_RETURN(te::LoweredKernel kernel,
                    RunStep<te::LoweredKernel>(
                        "lower_to_te", options, [&] { return te::LowerToTE(fn); },

@@ -344,7 +344,7 @@ absl::StatusOr<LoweredKernel> LowerToTE(const ir::FunctionNode& fn) {
     if (!type.is_static()) {
       return absl::UnimplementedError(absl::StrCat(
           "parameter %", param->name(), " has the symbolic type ", ir::TypeToString(type),
-          ": kernels with symbolic dims do not compile yet (docs/dynamic-shapes.md)"));
+          ": lower the kernel at its sizes (LowerKernel loops a symbolic batch)"));
     }
     Tensor p = Placeholder(absl::StrCat("p", i), type.shape(), type.dtype());
     lowerer.Bind(param.get(), p);
