@@ -2,6 +2,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "lowering/io/dims_json.h"
 #include "lowering/io/file.h"
 #include "lowering/support/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -53,6 +54,21 @@ absl::StatusOr<KernelMeta> FromJson(const json& doc, const std::string& prefix) 
     return fail(absl::StrCat("symbol '", meta.symbol, "' is not a C identifier"));
   }
   if (!doc.contains("args") || !doc["args"].is_array()) return fail("missing array 'args'");
+  ir::DimVars vars;
+  if (doc.contains("dims")) {
+    absl::StatusOr<ir::DimVars> declared = io::DimVarsFromJson(doc["dims"]);
+    if (!declared.ok()) return fail(std::string(declared.status().message()));
+    vars = *std::move(declared);
+  }
+  if (doc.contains("dim_args")) {
+    if (!doc["dim_args"].is_array()) return fail("'dim_args' is not an array");
+    for (const json& d : doc["dim_args"]) {
+      if (!d.is_string() || vars.count(d.get<std::string>()) == 0) {
+        return fail(absl::StrCat("dim_args: ", d.dump(), " is not a declared dim"));
+      }
+      meta.dim_args.push_back(d.get<std::string>());
+    }
+  }
   for (const json& ja : doc["args"]) {
     const std::string where = absl::StrCat("argument ", meta.args.size());
     if (!ja.is_object()) return fail(absl::StrCat(where, " is not an object"));
@@ -65,6 +81,17 @@ absl::StatusOr<KernelMeta> FromJson(const json& doc, const std::string& prefix) 
         return fail(absl::StrCat(where, ": shape must hold non-negative integers"));
       }
       arg.shape.push_back(d.get<int64_t>());
+    }
+    if (ja.contains("dims")) {
+      absl::StatusOr<ir::Dims> dims = io::DimsFromJson(ja["dims"], vars);
+      if (!dims.ok()) return fail(absl::StrCat(where, ": ", dims.status().message()));
+      arg.dims = *std::move(dims);
+      ir::Shape bounds;
+      for (const ir::Dim& d : arg.dims) bounds.push_back(d.Max());
+      if (bounds != arg.shape) {
+        return fail(absl::StrCat(where, ": shape ", ir::ShapeToString(arg.shape),
+                                 " is not its dims at their upper bounds"));
+      }
     }
     if (!ja.contains("dtype") || !ja["dtype"].is_string()) {
       return fail(absl::StrCat(where, ": missing string 'dtype'"));
@@ -133,12 +160,19 @@ absl::StatusOr<std::vector<KernelMeta>> ReadKernelMetaFile(const std::string& pa
 
 std::string KernelMetaToJson(const KernelMeta& meta) {
   json args = json::array();
+  json dims = json::object();
   for (const KernelArg& a : meta.args) {
-    args.push_back({{"shape", a.shape},
-                    {"dtype", ir::DTypeName(a.dtype)},
-                    {"kind", a.kind == KernelArg::Kind::kInput ? "input" : "output"}});
+    json arg = {{"shape", a.shape},
+                {"dtype", ir::DTypeName(a.dtype)},
+                {"kind", a.kind == KernelArg::Kind::kInput ? "input" : "output"}};
+    if (!a.dims.empty()) arg["dims"] = io::DimsToJson(a.dims, &dims);
+    args.push_back(std::move(arg));
   }
   json doc = {{"symbol", meta.symbol}, {"args", std::move(args)}};
+  if (!meta.dim_args.empty()) {
+    doc["dims"] = std::move(dims);
+    doc["dim_args"] = meta.dim_args;
+  }
   if (!meta.kernel.empty()) doc["kernel"] = meta.kernel;
   if (!meta.target.empty()) doc["target"] = meta.target;
   return doc.dump(2) + "\n";

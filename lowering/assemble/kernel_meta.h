@@ -26,8 +26,9 @@ namespace relay::assemble {
 struct KernelArg {
   enum class Kind { kInput, kOutput };
   Kind kind = Kind::kInput;
-  ir::Shape shape;
+  ir::Shape shape;  // a dynamic argument's: its dims at their upper bounds
   ir::DType dtype = ir::DType::kFloat32;
+  ir::Dims dims;  // "dims": a dynamic argument's symbolic dims; empty for a static one
 };
 
 struct KernelMeta {
@@ -37,6 +38,10 @@ struct KernelMeta {
   // kernel takes device pointers: the executor then keeps the model's buffers on the GPU.
   std::string target;
   std::vector<KernelArg> args;
+  // "dim_args": a dynamic kernel's dims, in the order of the int64 array it takes after the
+  // buffers (runtime/relay_runtime.h); empty for a static kernel. Their bounds are in "dims":
+  // {"N": "1..16"}, and each argument's "dims" writes its sizes in them: ["N", 2, 28, 28, 16].
+  std::vector<std::string> dim_args;
 
   int num_inputs() const;
   int num_outputs() const;

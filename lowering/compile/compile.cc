@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "lowering/codegen/cuda/nvcc.h"
 #include "lowering/codegen/llvm/codegen_llvm.h"
+#include "lowering/io/dims_json.h"
 #include "lowering/io/file.h"
 #include "lowering/ir/expr.h"
 #include "lowering/ir/module.h"
@@ -108,7 +109,13 @@ absl::StatusOr<LoweredKernel> Parse(const std::string& text, const std::string& 
   if (!fn.ok()) return WithKernel(fn.status(), k.id);
   k.function = *fn;
   RETURN_IF_ERROR(WithKernel(ir::InferTypes(ir::Module({{"main", k.function}}, base)), k.id));
-  ChooseKnobs(options, &k);
+  // A dynamic kernel runs its default schedule, whatever records say of its id: a record is
+  // measured at one size (docs/dynamic-shapes.md). Knobs given for this compile still apply.
+  bool dynamic = !k.function->body()->checked_type().is_static();
+  for (const ir::Var& p : k.function->params()) dynamic = dynamic || !p->checked_type().is_static();
+  if (!dynamic || options.knobs.has_value()) {
+    ChooseKnobs(options, &k);
+  }
   return k;
 }
 
@@ -128,17 +135,22 @@ absl::StatusOr<std::string> Metadata(const LoweredKernel& k, const CompileOption
   if (!k.tuning_record.empty()) json["tuning_record"] = k.tuning_record;
   if (k.chosen.has_value()) json["knobs"] = k.knobs.Values();
   nlohmann::ordered_json args = nlohmann::ordered_json::array();
+  // A dynamic kernel: each argument's dims beside the shape at their bounds, the variables
+  // with their bounds, and the dims its last argument holds (assemble/kernel_meta.h).
+  nlohmann::ordered_json dims = nlohmann::ordered_json::object();
   auto add_arg = [&](const ir::Type& type, const char* kind) {
     nlohmann::ordered_json arg;
-    arg["shape"] = type.shape();
+    arg["shape"] = type.max_shape();
     arg["dtype"] = ir::DTypeName(type.dtype());
     arg["kind"] = kind;
+    if (!type.is_static()) arg["dims"] = io::DimsToJson(type.dims(), &dims);
     args.push_back(std::move(arg));
   };
   std::vector<ir::Type> inputs, outputs;
   for (const ir::Var& p : k.function->params()) FlattenType(p->checked_type(), &inputs);
   FlattenType(k.function->body()->checked_type(), &outputs);
-  if (inputs.size() + outputs.size() != k.func.params.size()) {
+  const size_t dims_params = k.func.dim_args.empty() ? 0 : 1;
+  if (inputs.size() + outputs.size() + dims_params != k.func.params.size()) {
     return absl::InternalError(absl::StrCat("kernel ", k.id, ": ", inputs.size(), " inputs and ",
                                             outputs.size(), " outputs, but the loop IR has ",
                                             k.func.params.size(), " parameters"));
@@ -146,6 +158,10 @@ absl::StatusOr<std::string> Metadata(const LoweredKernel& k, const CompileOption
   for (const ir::Type& t : inputs) add_arg(t, "input");
   for (const ir::Type& t : outputs) add_arg(t, "output");
   json["args"] = std::move(args);
+  if (!k.func.dim_args.empty()) {
+    json["dims"] = std::move(dims);
+    json["dim_args"] = k.func.dim_args;
+  }
   json["flops"] = passes::EstimateFunctionFlops(*k.function);
   std::vector<std::string> ops;
   for (const ir::Expr& n : passes::PostOrder(k.function->body())) {

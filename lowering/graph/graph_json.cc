@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "lowering/graph/validate.h"
+#include "lowering/io/dims_json.h"
 #include "lowering/ir/type.h"
 #include "lowering/target/target.h"
 #include "nlohmann/json.hpp"
@@ -42,12 +43,14 @@ std::vector<std::string> KernelIds(const Graph& graph) {
 
 std::string GraphToJson(const Graph& graph, const std::vector<KernelSummary>& kernels) {
   json buffers = json::array();
+  json dims = json::object();
   for (const Buffer& b : graph.buffers) {
     json jb = {{"id", b.id},
                {"kind", KindName(b.kind)},
                {"shape", b.shape},
                {"dtype", ir::DTypeName(b.dtype)}};
     if (!b.name.empty()) jb["name"] = b.name;
+    if (!b.dims.empty()) jb["dims"] = io::DimsToJson(b.dims, &dims);
     buffers.push_back(std::move(jb));
   }
   json calls = json::array();
@@ -58,10 +61,10 @@ std::string GraphToJson(const Graph& graph, const std::vector<KernelSummary>& ke
   for (const KernelSummary& k : kernels) {
     jkernels[k.id] = {{"ops", absl::StrJoin(k.ops, "+")}, {"flops", k.flops}};
   }
-  json doc = {{"format", "rules_relay.graph"}, {"version", kGraphFormatVersion},
-              {"inputs", graph.inputs},        {"outputs", graph.outputs},
-              {"buffers", std::move(buffers)}, {"calls", std::move(calls)},
-              {"kernels", std::move(jkernels)}};
+  json doc = {{"format", "rules_relay.graph"},  {"version", kGraphFormatVersion},
+              {"inputs", graph.inputs},         {"outputs", graph.outputs},
+              {"buffers", std::move(buffers)},  {"calls", std::move(calls)},
+              {"kernels", std::move(jkernels)}, {"dims", std::move(dims)}};
   return doc.dump(2) + "\n";
 }
 
@@ -78,10 +81,17 @@ absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& 
       doc["format"].get<std::string>() != "rules_relay.graph") {
     return fail("not a rules_relay graph");
   }
+  // Version 1 is version 2 without symbolic dims and node kinds: still read.
   if (!doc.contains("version") || !doc["version"].is_number_integer() ||
-      doc["version"].get<int64_t>() != kGraphFormatVersion) {
-    return fail(absl::StrCat("unsupported graph version (this relayc reads version ",
+      doc["version"].get<int64_t>() < 1 || doc["version"].get<int64_t>() > kGraphFormatVersion) {
+    return fail(absl::StrCat("unsupported graph version (this relayc reads versions 1 to ",
                              kGraphFormatVersion, ")"));
+  }
+  ir::DimVars vars;
+  if (doc.contains("dims")) {
+    absl::StatusOr<ir::DimVars> declared = io::DimVarsFromJson(doc["dims"]);
+    if (!declared.ok()) return fail(std::string(declared.status().message()));
+    vars = *std::move(declared);
   }
   for (const char* key : {"inputs", "outputs", "buffers", "calls"}) {
     if (!doc.contains(key) || !doc[key].is_array()) {
@@ -119,8 +129,19 @@ absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& 
     std::optional<ir::DType> dtype = ir::ParseDType(jb["dtype"].get<std::string>());
     if (!dtype) return fail(absl::StrCat("buffer ", b.id, ": unknown dtype"));
     b.dtype = *dtype;
-    if (absl::Status sizes = ir::CheckTensorSizes(ir::Type::Tensor(b.shape, b.dtype));
-        !sizes.ok()) {
+    if (jb.contains("dims")) {
+      absl::StatusOr<ir::Dims> dims = io::DimsFromJson(jb["dims"], vars);
+      if (!dims.ok()) return fail(absl::StrCat("buffer ", b.id, ": ", dims.status().message()));
+      b.dims = *std::move(dims);
+      // The shape is the dims at their bounds, what memory is planned at.
+      if (b.type().max_shape() != b.shape) {
+        return fail(absl::StrCat("buffer ", b.id, ": shape ", ir::ShapeToString(b.shape),
+                                 " is not its dims ", ir::DimsToString(b.dims, true),
+                                 " at their upper bounds"));
+      }
+      if (b.type().is_static()) b.dims.clear();
+    }
+    if (absl::Status sizes = ir::CheckTensorSizes(b.type()); !sizes.ok()) {
       return fail(absl::StrCat("buffer ", b.id, ": ", sizes.message()));
     }
     if (jb.contains("name") && jb["name"].is_string()) b.name = jb["name"].get<std::string>();
@@ -141,7 +162,19 @@ absl::StatusOr<Graph> GraphFromJson(const std::string& text, const std::string& 
   if (!ids(doc["inputs"], &g.inputs)) return fail("bad 'inputs'");
   for (const json& jc : doc["calls"]) {
     KernelCall c;
-    if (!jc.is_object() || !jc.contains("kernel") || !jc["kernel"].is_string()) {
+    if (!jc.is_object()) return fail(absl::StrCat("malformed call #", g.calls.size()));
+    // Version 2 defines the control-flow nodes (docs/graph-format.md); they run once the
+    // executor runs them.
+    if (jc.contains("op") && !(jc["op"].is_string() && jc["op"].get<std::string>() == "kernel")) {
+      const std::string op = jc["op"].is_string() ? jc["op"].get<std::string>() : jc["op"].dump();
+      if (op == "if" || op == "loop") {
+        return fail(absl::StrCat("call #", g.calls.size(), " is an '", op,
+                                 "' node: graph format 2 defines it, but this relayc does not run "
+                                 "control flow yet"));
+      }
+      return fail(absl::StrCat("call #", g.calls.size(), ": unknown op '", op, "'"));
+    }
+    if (!jc.contains("kernel") || !jc["kernel"].is_string()) {
       return fail(absl::StrCat("malformed call #", g.calls.size()));
     }
     c.kernel = jc["kernel"].get<std::string>();

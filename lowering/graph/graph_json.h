@@ -11,7 +11,7 @@
 
 namespace relay::graph {
 
-inline constexpr int kGraphFormatVersion = 1;
+inline constexpr int kGraphFormatVersion = 2;
 
 // Serialises the graph with the kernels' summaries (ops, flops). Deterministic: keys sorted,
 // two-space indentation, trailing newline.

@@ -23,6 +23,7 @@
 #include "lowering/graph/graph_json.h"
 #include "lowering/graph/graph_text.h"
 #include "lowering/graph/validate.h"
+#include "lowering/ir/dim_binding.h"
 #include "lowering/ir/dtype.h"
 #include "lowering/support/status_macros.h"
 #include "lowering/target/target.h"
@@ -170,10 +171,12 @@ absl::Status CheckCall(const graph::Graph& graph, int index, const assemble::Ker
   for (size_t i = 0; i < buffers.size(); ++i) {
     const Buffer& b = graph.buffers[buffers[i]];
     const assemble::KernelArg& a = meta.args[i];
-    if (b.shape != a.shape || b.dtype != a.dtype) {
+    if (b.shape != a.shape || b.dims != a.dims || b.dtype != a.dtype) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, ": argument ", i, " is buffer %", b.id, " of type ", TypeText(b.shape, b.dtype),
-          "; the compiled kernel expects ", TypeText(a.shape, a.dtype)));
+          where, ": argument ", i, " is buffer %", b.id, " of type ", ir::TypeToString(b.type()),
+          "; the compiled kernel expects ",
+          ir::TypeToString(a.dims.empty() ? ir::Type::Tensor(a.shape, a.dtype)
+                                          : ir::Type::SymbolicTensor(a.dims, a.dtype))));
     }
   }
   return absl::OkStatus();
@@ -189,6 +192,13 @@ struct JitModel::State {
   std::vector<bool> input_set;                        // by position in graph.inputs
   std::vector<codegen::KernelFunction> functions;     // by call
   std::vector<std::vector<void*>> args;               // by call
+  // A model with symbolic dims: the shape of each input's value (by position in graph.inputs),
+  // and for each call of a dynamic kernel, the dims it takes (their names, and the int64 array
+  // its last argument points to, filled before each run).
+  std::vector<ir::Shape> input_shapes;
+  std::vector<std::vector<std::string>> dim_names;                // by call
+  std::vector<std::unique_ptr<std::vector<int64_t>>> dim_values;  // by call
+  ir::DimBindings bindings;                                       // the last run's sizes
   // What the profiler reports of each call, and the strings its entries point into.
   std::vector<RelayProfileCall> profile_calls;  // by call
   std::deque<std::string> profile_strings;
@@ -310,10 +320,15 @@ absl::StatusOr<std::unique_ptr<JitModel>> JitModel::Compile(const passes::Partit
                 static_cast<size_t>(weight->second.NumBytes()));
   }
   state->input_set.assign(graph.inputs.size(), false);
+  state->input_shapes.resize(graph.inputs.size());
   for (const graph::KernelCall& call : graph.calls) {
     std::vector<void*> args;
     for (int id : call.args) args.push_back(state->addresses[id]);
     for (int id : call.outputs) args.push_back(state->addresses[id]);
+    const std::vector<std::string>& dims = metas.at(call.kernel).dim_args;
+    state->dim_values.push_back(std::make_unique<std::vector<int64_t>>(dims.size(), 0));
+    if (!dims.empty()) args.push_back(state->dim_values.back()->data());
+    state->dim_names.push_back(dims);
     state->args.push_back(std::move(args));
     state->functions.push_back(functions.at(call.kernel));
   }
@@ -328,7 +343,7 @@ std::vector<std::pair<std::string, ir::Type>> JitModel::Inputs() const {
   std::vector<std::pair<std::string, ir::Type>> inputs;
   for (int id : graph_.inputs) {
     const Buffer& b = graph_.buffers[id];
-    inputs.emplace_back(b.name, ir::Type::Tensor(b.shape, b.dtype));
+    inputs.emplace_back(b.name, b.type());
   }
   return inputs;
 }
@@ -339,12 +354,16 @@ absl::Status JitModel::SetInput(const std::string& name, const ir::Tensor& value
     const Buffer& b = graph_.buffers[graph_.inputs[i]];
     names.push_back(b.name);
     if (b.name != name) continue;
-    if (value.shape() != b.shape || value.dtype() != b.dtype) {
+    if (value.dtype() != b.dtype || (b.dims.empty() && value.shape() != b.shape)) {
       return absl::InvalidArgumentError(absl::StrCat("input '", name, "' is ",
-                                                     TypeText(b.shape, b.dtype), "; the value is ",
+                                                     ir::TypeToString(b.type()), "; the value is ",
                                                      ir::TypeToString(value.type())));
     }
+    // A symbolic input's sizes must be ones its dims admit before a byte is copied: never a
+    // write past its buffer, which is sized at the bounds.
+    if (!b.dims.empty()) RETURN_IF_ERROR(ir::BindDims({{name, b.type(), value.shape()}}).status());
     std::memcpy(state_->addresses[b.id], value.raw(), static_cast<size_t>(value.NumBytes()));
+    state_->input_shapes[i] = value.shape();
     state_->input_set[i] = true;
     return absl::OkStatus();
   }
@@ -358,6 +377,20 @@ absl::Status JitModel::Execute() {
     if (!state_->input_set[i]) {
       return absl::FailedPreconditionError(
           absl::StrCat("input '", graph_.buffers[graph_.inputs[i]].name, "' has not been set"));
+    }
+  }
+  // One call's sizes: the inputs' shapes must agree on every dim (checked again together).
+  std::vector<ir::BoundInput> bound;
+  for (size_t i = 0; i < graph_.inputs.size(); ++i) {
+    const Buffer& b = graph_.buffers[graph_.inputs[i]];
+    if (!b.dims.empty()) bound.push_back({b.name, b.type(), state_->input_shapes[i]});
+  }
+  if (!bound.empty()) {
+    ASSIGN_OR_RETURN(state_->bindings, ir::BindDims(bound));
+    for (size_t i = 0; i < state_->dim_names.size(); ++i) {
+      for (size_t d = 0; d < state_->dim_names[i].size(); ++d) {
+        (*state_->dim_values[i])[d] = state_->bindings.at(state_->dim_names[i][d]);
+      }
     }
   }
   const bool profiling = RelayProfiling() != 0;
@@ -380,7 +413,9 @@ std::vector<ir::Tensor> JitModel::Outputs() const {
   std::vector<ir::Tensor> outputs;
   for (int id : graph_.outputs) {
     const Buffer& b = graph_.buffers[id];
-    ir::Tensor t(b.shape, b.dtype);
+    // A symbolic output holds the last run's sizes, packed at the start of its buffer.
+    absl::StatusOr<ir::Type> type = ir::SpecializeType(b.type(), state_->bindings);
+    ir::Tensor t(type.ok() ? type->shape() : b.shape, b.dtype);
     std::memcpy(t.raw(), state_->addresses[id], static_cast<size_t>(t.NumBytes()));
     outputs.push_back(std::move(t));
   }

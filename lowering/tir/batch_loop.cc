@@ -55,6 +55,7 @@ PrimFunc LoopOverBatch(const PrimFunc& row, const std::vector<bool>& batched,
   PrimFunc out = row;
   Buffer dims = BufferNode::Make("dims", DType::kInt64, {1}, BufferNode::Scope::kParam);
   out.params.push_back(dims);
+  out.dim_args = {batch};
   out.body = MakeLetStmt(size, MakeLoad(dims, IntImm(0)),
                          MakeFor(b, IntImm(0), size, ForKind::kSerial,
                                  RowOffsetter(b, std::move(elements)).VisitStmt(row.body)));

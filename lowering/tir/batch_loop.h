@@ -24,7 +24,8 @@ namespace relay::tir {
 // `row` (a kernel lowered with its batch at 1) looped over a batch read from a new last
 // parameter, `dims` (int64[1]), named after `batch` in the loop IR. `batched` has one entry per
 // parameter of `row`: whether its leading axis is the batch (a buffer of one row in `row`).
-// The result keeps `row`'s name, parameters and input count, and gains `dims`.
+// The result keeps `row`'s name, parameters and input count, and gains `dims` (dim_args
+// {batch}).
 PrimFunc LoopOverBatch(const PrimFunc& row, const std::vector<bool>& batched,
                        const std::string& batch);
 

@@ -157,9 +157,12 @@ std::string PrimFuncToString(const PrimFunc& func) {
     const Buffer& b = func.params[i];
     std::vector<std::string> dims;
     for (int64_t d : b.get()->shape()) dims.push_back(absl::StrCat(d));
-    params.push_back(absl::StrCat(static_cast<int>(i) < func.num_inputs ? "in " : "out ", b->name(),
-                                  ": ", ir::DTypeName(b->dtype()), "[", absl::StrJoin(dims, ", "),
-                                  "]"));
+    const bool dims_param = !func.dim_args.empty() && i + 1 == func.params.size();
+    const char* role = static_cast<int>(i) < func.num_inputs ? "in "
+                       : dims_param                          ? "dims "
+                                                             : "out ";
+    params.push_back(absl::StrCat(role, b->name(), ": ", ir::DTypeName(b->dtype()), "[",
+                                  absl::StrJoin(dims, ", "), "]"));
   }
   std::string out = absl::StrCat("func ", func.name, "(", absl::StrJoin(params, ", "), ") {\n");
   Print(func.body, 1, &out);

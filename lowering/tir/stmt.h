@@ -110,6 +110,10 @@ struct PrimFunc {
   std::vector<Buffer> params;
   int num_inputs = 0;
   Stmt body;
+  // A kernel over symbolic dims (tir/batch_loop.h): the dims its last parameter, an int64 array
+  // after the buffers, holds, in order ({"N"}). Empty for a static kernel, which has no such
+  // parameter.
+  std::vector<std::string> dim_args;
 };
 
 // Deterministic, indented text: "for (i, 0, 64) parallel {", "out[(i*64) + j] = ...;",

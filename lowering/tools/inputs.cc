@@ -79,7 +79,13 @@ absl::StatusOr<std::map<std::string, ir::Tensor>> BindInputs(const std::vector<I
           absl::StrCat("--input ", array.name, ": the model has no input %", array.name,
                        " (its inputs: ", names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
     }
-    if (array.value.type() != *type->second) {
+    // A symbolic input takes any shape its dims admit: the executor checks it against the
+    // bounds (ir::BindDims), naming the input.
+    const ir::Type& want = *type->second;
+    const bool fits = want.is_static() ? array.value.type() == want
+                                       : array.value.dtype() == want.dtype() &&
+                                             array.value.type().ndim() == want.ndim();
+    if (!fits) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--input ", array.name, ": ", array.file, " holds ", ir::TypeToString(array.value.type()),
           " but input %", array.name, " is ", ir::TypeToString(*type->second)));
@@ -88,7 +94,13 @@ absl::StatusOr<std::map<std::string, ir::Tensor>> BindInputs(const std::vector<I
   }
   for (const ModelInput& input : inputs) {
     if (values.count(input.name) != 0) continue;
-    if (!random || !input.type.is_tensor()) {
+    if (!random || !input.type.is_tensor() || !input.type.is_static()) {
+      if (random && input.type.is_tensor()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("input %", input.name, " has the symbolic shape ",
+                         ir::TypeToString(input.type), "; give its array with --input ", input.name,
+                         "=FILE.npy (random values need a static shape)"));
+      }
       return absl::InvalidArgumentError(absl::StrCat(
           "missing input for %", input.name, " (", ir::TypeToString(input.type), "): pass --input ",
           input.name, "=FILE.npy", input.type.is_tensor() ? " or --random_inputs" : ""));

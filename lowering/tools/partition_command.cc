@@ -48,7 +48,8 @@ std::set<std::string> KernelFilesIn(const std::string& dir) {
 }
 
 absl::StatusOr<passes::PartitionedModel> Run(const PartitionRequest& r) {
-  ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(r.model, r.input_shapes, r.params));
+  ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(r.model, r.input_shapes, r.params, {},
+                                                 SymbolicDimOptions{true, r.dim_bounds}));
   PipelineOptions options;
   options.dump_ir_after = r.dump_ir_after;
   options.time_passes = r.time_passes;
@@ -101,7 +102,7 @@ absl::StatusOr<std::string> KernelSummary(const std::string& text, const std::st
   for (const ir::Type& t : outs) {
     std::vector<std::string> dims;
     if (t.is_tensor()) {
-      for (int64_t d : t.shape()) dims.push_back(absl::StrCat(d));
+      for (const ir::Dim& d : t.dims()) dims.push_back(d.ToString());
     }
     shapes.push_back(dims.empty() ? "scalar" : absl::StrJoin(dims, "x"));
   }

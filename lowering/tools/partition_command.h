@@ -16,12 +16,15 @@ namespace relay::tools {
 struct PartitionRequest {
   std::string model;                      // .onnx, or .relay (+ params)
   std::vector<std::string> input_shapes;  // --input-shape values, for .onnx
-  std::string params;                     // weights of a .relay model (safetensors)
-  std::string kernel_dir;                 // the kernel library's folder (may not exist yet)
-  bool write_kernels = false;             // write missing kernels into kernel_dir
-  std::string out_dir;                    // where NAME.* go ("." when empty)
-  std::string name;                       // NAME; the model file's stem when empty
-  std::string dump_ir_after;              // pipeline: print the module after this pass
+  // --dim_bounds values: an ONNX model's open dims kept symbolic (docs/dynamic-shapes.md); a
+  // Relay model's symbolic dims need none.
+  std::vector<std::string> dim_bounds;
+  std::string params;          // weights of a .relay model (safetensors)
+  std::string kernel_dir;      // the kernel library's folder (may not exist yet)
+  bool write_kernels = false;  // write missing kernels into kernel_dir
+  std::string out_dir;         // where NAME.* go ("." when empty)
+  std::string name;            // NAME; the model file's stem when empty
+  std::string dump_ir_after;   // pipeline: print the module after this pass
   bool time_passes = false;
   // kernels: a tuning database; each kernel shows whether it has a record for `target`.
   std::string tuning;

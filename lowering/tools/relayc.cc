@@ -143,6 +143,8 @@ Commands:
                     NAME.kernels.txt, NAME.overflow.relay, NAME.uncalled.txt
       --kernel_dir DIR            the kernel library (kernels/<id>.relay files)
       --write_kernels             write the kernels DIR lacks into DIR (else: overflow file)
+      --dim_bounds NAME=LO..HI[:STEP],...   as check's: the graph and kernels take every size
+                                  the bounds admit (graph format 2)
       --out_dir OUT, --name NAME  where the outputs go and what they are called
       --dump_ir_after PASS|all, --time_passes   look inside the pipeline (stderr)
   kernels MODEL     print the model's kernels: id, calls, output shape, flops, fused ops
@@ -169,6 +171,8 @@ Commands:
   run MODEL         compile the model's kernels in process (JIT) and run it; prints what was
                     compiled or loaded from the kernel cache, the run time and the outputs
       --input NAME=FILE.npy, --random_inputs, --output_dir DIR   as for interpret
+      --dim_bounds NAME=LO..HI[:STEP],...   compile once for every size the bounds admit, then
+                        run at the --input arrays' sizes (a symbolic batch, so far)
       --target T, --schedule naive|default   as for compile (a CPU target this machine runs)
       --threads N       the runtime's thread count (default: $RELAY_NUM_THREADS, else CPUs)
       --repeat N        run N times; print the median and minimum time
@@ -222,9 +226,10 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
         "overflow"}},
       {"import", {"input_shape", "output", "params"}},
       {"partition",
-       {"input_shape", "params", "kernel_dir", "write_kernels", "out_dir", "name", "dump_ir_after",
-        "time_passes"}},
-      {"kernels", {"input_shape", "params", "dump_ir_after", "time_passes", "tuning", "target"}},
+       {"input_shape", "dim_bounds", "params", "kernel_dir", "write_kernels", "out_dir", "name",
+        "dump_ir_after", "time_passes"}},
+      {"kernels",
+       {"input_shape", "dim_bounds", "params", "dump_ir_after", "time_passes", "tuning", "target"}},
       {"manifest", {}},
       {"assemble", {"params", "out_dir", "name", "kernel_meta"}},
       {"compile",
@@ -237,9 +242,9 @@ const std::map<std::string, std::set<std::string>>& CommandFlags() {
       {"te", {}},
       {"tir", {"target", "schedule", "dump_ir_after", "time_passes", "tuning"}},
       {"run",
-       {"input", "random_inputs", "output_dir", "input_shape", "params", "target", "schedule",
-        "threads", "repeat", "profile", "trace", "kernel_cache", "dump_ir_after", "time_passes",
-        "tuning"}},
+       {"input", "random_inputs", "output_dir", "input_shape", "dim_bounds", "params", "target",
+        "schedule", "threads", "repeat", "profile", "trace", "kernel_cache", "dump_ir_after",
+        "time_passes", "tuning"}},
       {"cache", {}},
       {"targets", {"bzl"}},
       {"help", {}},
@@ -514,6 +519,7 @@ int Main(int argc, char** argv) {
     PartitionRequest request;
     request.model = path;
     request.input_shapes = cl.input_shapes;
+    request.dim_bounds = cl.dim_bounds;
     request.params = absl::GetFlag(FLAGS_params);
     request.kernel_dir = absl::GetFlag(FLAGS_kernel_dir);
     request.write_kernels = absl::GetFlag(FLAGS_write_kernels);
@@ -562,6 +568,7 @@ int Main(int argc, char** argv) {
     RunRequest request;
     request.model = path;
     request.input_shapes = cl.input_shapes;
+    request.dim_bounds = cl.dim_bounds;
     request.params = absl::GetFlag(FLAGS_params);
     request.inputs = cl.inputs;
     request.random_inputs = absl::GetFlag(FLAGS_random_inputs);

@@ -63,7 +63,7 @@ std::vector<ModelInput> GraphInputs(const graph::Graph& graph) {
   std::vector<ModelInput> inputs;
   for (int id : graph.inputs) {
     const graph::Buffer& b = graph.buffers[id];
-    inputs.push_back({b.name, ir::Type::Tensor(b.shape, b.dtype)});
+    inputs.push_back({b.name, b.type()});
   }
   return inputs;
 }
@@ -94,8 +94,12 @@ absl::Status RunCommand(const RunRequest& r) {
   }
   // The arrays first: an ONNX model's open dimensions are theirs.
   ASSIGN_OR_RETURN(std::vector<InputArray> arrays, ReadInputArrays(r.inputs));
-  ASSIGN_OR_RETURN(LoadedModel loaded,
-                   LoadModel(r.model, r.input_shapes, r.params, ArrayShapes(arrays)));
+  // With --dim_bounds the open dims stay symbolic; else the arrays' sizes fill them.
+  ASSIGN_OR_RETURN(
+      LoadedModel loaded,
+      LoadModel(r.model, r.input_shapes, r.params,
+                r.dim_bounds.empty() ? ArrayShapes(arrays) : std::map<std::string, ir::Shape>{},
+                SymbolicDimOptions{true, r.dim_bounds}));
   absl::StatusOr<passes::PartitionedModel> partitioned =
       PartitionModel(passes::Model{loaded.module, loaded.params}, r.pipeline);
   if (!partitioned.ok()) {

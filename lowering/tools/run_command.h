@@ -16,10 +16,13 @@ namespace relay::tools {
 struct RunRequest {
   std::string model;                      // .onnx, or .relay (+ params)
   std::vector<std::string> input_shapes;  // --input-shape values, for .onnx
-  std::string params;                     // weights of a .relay model (safetensors)
-  std::vector<std::string> inputs;        // --input NAME=FILE.npy values
-  bool random_inputs = false;             // inputs without --input get RandomTensor values
-  std::string output_dir;                 // where output_<i>.npy go (none written when empty)
+  // --dim_bounds values: an ONNX model's open dims kept symbolic, so the model compiles once
+  // for every size they admit (docs/dynamic-shapes.md); without them, the arrays' sizes.
+  std::vector<std::string> dim_bounds;
+  std::string params;               // weights of a .relay model (safetensors)
+  std::vector<std::string> inputs;  // --input NAME=FILE.npy values
+  bool random_inputs = false;       // inputs without --input get RandomTensor values
+  std::string output_dir;           // where output_<i>.npy go (none written when empty)
   std::string target = "x86-64";
   std::string schedule = "default";
   std::string tuning;     // a tuning database (--tuning): its records for the target apply
