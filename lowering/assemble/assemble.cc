@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "lowering/assemble/executor_code.h"
+#include "lowering/assemble/executor_dims.h"
 #include "lowering/assemble/executor_layout.h"
 #include "lowering/assemble/generated_text.h"
 #include "lowering/assemble/model_name.h"
@@ -55,11 +56,13 @@ absl::Status CheckKernelCalls(const AssembleInputs& in) {
         return absl::InvalidArgumentError(absl::StrCat(
             where, ": kernel argument ", i, " should be an ", is_output ? "output" : "input"));
       }
-      if (arg.shape != b.shape || arg.dtype != b.dtype) {
+      if (arg.shape != b.shape || arg.dims != b.dims || arg.dtype != b.dtype) {
+        const ir::Type in_kernel = arg.dims.empty() ? ir::Type::Tensor(arg.shape, arg.dtype)
+                                                    : ir::Type::SymbolicTensor(arg.dims, arg.dtype);
         return absl::InvalidArgumentError(absl::StrCat(
             where, ": ", is_output ? "output " : "argument ", is_output ? i - call.args.size() : i,
-            " (buffer %", b.id, ") is ", RelayType(b.shape, b.dtype), " in the graph but ",
-            RelayType(arg.shape, arg.dtype), " in the kernel's metadata"));
+            " (buffer %", b.id, ") is ", ir::TypeToString(b.type()), " in the graph but ",
+            ir::TypeToString(in_kernel), " in the kernel's metadata"));
       }
     }
   }
@@ -120,8 +123,9 @@ absl::StatusOr<AssembledModel> Generate(const AssembleInputs& inputs, const std:
   RETURN_IF_ERROR(CheckKernelCalls(inputs));
   ASSIGN_OR_RETURN(Layout layout, MakeLayout(inputs));
   ASSIGN_OR_RETURN(const bool cuda, UsesCuda(inputs));
+  RETURN_IF_ERROR(CheckExecutorDims(inputs));
   AssembledModel model;
-  model.header = GenerateHeader(name, inputs.graph);
+  model.header = GenerateHeader(name, inputs);
   model.source = GenerateSource(name, inputs, layout, cuda);
   ASSIGN_OR_RETURN(model.params_object,
                    codegen::EmitDataObject(absl::StrCat(name, "_params"), layout.params_blob,

@@ -12,7 +12,7 @@
 namespace relay::assemble {
 
 // NAME.h: the class relay_models::NAME and the C functions NAME_*, documented for the user.
-std::string GenerateHeader(const std::string& name, const graph::Graph& g);
+std::string GenerateHeader(const std::string& name, const AssembleInputs& in);
 
 // NAME.cc for inputs that passed Generate's checks, laid out by `layout`; `cuda`: the kernels
 // take device pointers (the block and the weights are mirrored on the GPU).

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lowering/assemble/executor_code.h"
+#include "lowering/assemble/executor_dims.h"
 #include "lowering/assemble/generated_text.h"
 #include "lowering/graph/graph_text.h"
 #include "lowering/target/target.h"
@@ -54,7 +55,7 @@ std::string GenerateProfiledCalls(const std::string& name, const AssembleInputs&
     absl::StrAppend(&s, "  ", CallStatement(in, c, arg_index), "\n");
     absl::StrAppend(&s, "  end = RelayProfileNow();\n  RelayProfileRecord(&kRelayProfileCalls[", c,
                     "], start, end);\n", c + 1 < g.calls.size() ? "  start = end;\n" : "");
-    arg_index += g.calls[c].args.size() + g.calls[c].outputs.size();
+    arg_index += NumCallArgs(in, c);
   }
   absl::StrAppend(&s, "  return 0;\n}\n\n");
   return s;

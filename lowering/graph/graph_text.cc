@@ -11,7 +11,12 @@ std::string TypeText(const ir::Shape& shape, ir::DType dtype) {
   return absl::StrCat(ir::DTypeName(dtype), "[", absl::StrJoin(shape, ", "), "]");
 }
 
-std::string TypeText(const Buffer& b) { return TypeText(b.shape, b.dtype); }
+std::string TypeText(const Buffer& b) {
+  if (b.dims.empty()) return TypeText(b.shape, b.dtype);
+  std::vector<std::string> dims;
+  for (const ir::Dim& d : b.dims) dims.push_back(d.ToString());
+  return absl::StrCat(ir::DTypeName(b.dtype), "[", absl::StrJoin(dims, ", "), "]");
+}
 
 std::string CallTypesText(const Graph& g, const KernelCall& call) {
   auto list = [&](const std::vector<int>& ids) {

@@ -1,6 +1,7 @@
 #include "lowering/ir/dim.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <utility>
 
@@ -388,13 +389,17 @@ absl::StatusOr<int64_t> Dim::Evaluate(const DimBindings& bindings) const {
 
 std::string Dim::ToString(bool with_bounds) const {
   if (overflowed_) return "<overflow>";
-  auto name_of = [&](const std::string& name) -> std::string {
-    if (name[0] == '?') return "?";
-    const DimVar& var = vars_.at(name);
-    if (!with_bounds || (var.lo == 1 && !var.bounded() && var.step == 1)) return name;
-    return absl::StrCat(name, "[", var.lo, ":", var.bounded() ? absl::StrCat(var.hi) : "",
+  return Format([&](const DimVar& var) -> std::string {
+    if (var.name[0] == '?') return "?";
+    if (!with_bounds || (var.lo == 1 && !var.bounded() && var.step == 1)) return var.name;
+    return absl::StrCat(var.name, "[", var.lo, ":", var.bounded() ? absl::StrCat(var.hi) : "",
                         var.step == 1 ? "" : absl::StrCat(":", var.step), "]");
-  };
+  });
+}
+
+std::string Dim::Format(const std::function<std::string(const DimVar&)>& name) const {
+  if (overflowed_) return "<overflow>";
+  auto name_of = [&](const std::string& n) { return name(vars_.at(n)); };
   std::string text;
   int count = 0;
   auto append = [&](const Monomial& m, int64_t num) {

@@ -18,6 +18,7 @@
 #define RULES_RELAY_LOWERING_IR_DIM_H_
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -108,6 +109,9 @@ class Dim {
   // `with_bounds`, each bounded variable carries them as the Relay text writes them:
   // "H[64:1280:32]/2", "N[1:16]".
   std::string ToString(bool with_bounds = false) const;
+  // As ToString, each variable written as `name` gives it: with "d[0]" for N, "2*d[0]" is a C
+  // expression of the size (every division it writes is exact at the sizes the variables take).
+  std::string Format(const std::function<std::string(const DimVar&)>& name) const;
 
   bool operator==(const Dim& o) const {
     return terms_ == o.terms_ && den_ == o.den_ && overflowed_ == o.overflowed_;

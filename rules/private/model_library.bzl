@@ -12,6 +12,10 @@ def _shape_flags(input_shapes):
         flags.append("%s:%s" % (name, dims))
     return flags
 
+def _bounds_flag(dim_bounds):
+    """--dim_bounds' value: "N=1..16,H=64..1280:32", in name order."""
+    return ",".join(["%s=%s" % (name, bounds) for name, bounds in sorted(dim_bounds.items())])
+
 def _model_label(ctx):
     # The label users know: the macro's cc_library, not this rule's internal NAME_relay target.
     repo = "@" + ctx.label.workspace_name if ctx.label.workspace_name else ""
@@ -49,6 +53,8 @@ def _relay_model_impl(ctx):
     args.add("partition")
     args.add(model)
     args.add_all(_shape_flags(ctx.attr.input_shapes), before_each = "--input-shape")
+    if ctx.attr.dim_bounds:
+        args.add("--dim_bounds", _bounds_flag(ctx.attr.dim_bounds))
     if ctx.file.params:
         args.add("--params", ctx.file.params)
     kernel_srcs = kernels.srcs.to_list()
@@ -114,6 +120,7 @@ def _relay_model_impl(ctx):
             model = model,
             params = ctx.file.params,
             input_shapes = ctx.attr.input_shapes,
+            dim_bounds = ctx.attr.dim_bounds,
         ),
         DefaultInfo(files = depset([header, source, params_obj, overflow_obj])),
         OutputGroupInfo(
@@ -137,7 +144,13 @@ relay_model = rule(
             allow_single_file = True,
         ),
         "input_shapes": attr.string_dict(
-            doc = "Static shapes of inputs the model leaves open: {\"input\": \"1,3,224,224\"}.",
+            doc = "Shapes of inputs the model leaves open: {\"input\": \"1,3,224,224\"}, or " +
+                  "with named dims, {\"input\": \"N,3,224,224\"} (bounds in dim_bounds).",
+        ),
+        "dim_bounds": attr.string_dict(
+            doc = "Symbolic dims and the sizes they take, {\"N\": \"1..16\", \"H\": " +
+                  "\"64..1280:32\"}: named in input_shapes or by the ONNX file (dim_param). " +
+                  "The library then runs any of those sizes (docs/dynamic-shapes.md).",
         ),
         "kernels": attr.label(
             doc = "The relay_kernel_library holding this model's kernels.",

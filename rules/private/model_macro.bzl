@@ -12,6 +12,7 @@ def relay_model_library(
         model,
         kernels,
         input_shapes = {},
+        dim_bounds = {},
         params = None,
         visibility = None,
         tags = [],
@@ -28,7 +29,11 @@ def relay_model_library(
       model: the model file: .onnx, or .relay with `params`.
       kernels: the relay_kernel_library with the model's kernels; when it lists its models,
         this model must be among them.
-      input_shapes: static shapes of inputs the model leaves open, {"input": "1,3,224,224"}.
+      input_shapes: shapes of inputs the model leaves open, {"input": "1,3,224,224"}; a dim
+        may be a name with bounds in dim_bounds, {"input": "N,3,224,224"}.
+      dim_bounds: symbolic dims and the sizes they take, {"N": "1..16", "H": "64..1280:32"}
+        (named in input_shapes or by the ONNX file): the library runs any of them, its inputs'
+        shapes set per call (docs/dynamic-shapes.md).
       params: the weights of a .relay model (safetensors).
       visibility: of the cc_library.
       tags: for every target the macro defines.
@@ -46,6 +51,7 @@ def relay_model_library(
         model = model,
         params = params,
         input_shapes = input_shapes,
+        dim_bounds = dim_bounds,
         kernels = kernels,
         model_name = name,
         tags = tags,

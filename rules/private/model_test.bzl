@@ -30,8 +30,13 @@ def _relay_model_test_impl(ctx):
     if source.params:
         interpret += ["--params", _quote(source.params.short_path)]
         files.append(source.params)
-    for name, dims in sorted(source.input_shapes.items()):
-        interpret += ["--input-shape", _quote("%s:%s" % (name, dims))]
+
+    # A dynamic model's reference runs at each set's shapes: the interpreter fills the open
+    # dims from the arrays (or binds the Relay text's symbolic dims to them).
+    if not ctx.attr.shapes:
+        for name, dims in sorted(source.input_shapes.items()):
+            interpret += ["--input-shape", _quote("%s:%s" % (name, dims))]
+    sets = ctx.attr.shapes or [""]
     script = ctx.actions.declare_file(ctx.label.name + ".sh")
     ctx.actions.write(script, "\n".join([
         "#!/bin/bash",
@@ -42,17 +47,26 @@ def _relay_model_test_impl(ctx):
         'ours="${TEST_TMPDIR:-$(mktemp -d)}/ours"',
         'ref="${TEST_TMPDIR:-$(mktemp -d)}/reference"',
         'mkdir -p "$ours" "$ref"',
-        "inputs=()",
-        'names="$("$driver" --write "$ours")"',
-        "while IFS= read -r name; do",
-        '  [[ -n "$name" ]] && inputs+=(--input "$name=$ours/input_$name.npy")',
-        'done <<<"$names"',
         "echo 'the library: %s; the reference: relayc interpret %s'" % (source.label, source.model.short_path),
-        " ".join(interpret) + ' "${inputs[@]}" --output_dir "$ref" >/dev/null',
-        'exec "$driver" --compare "$ours" "$ref" --rtol %s --atol %s' % (
+        "# One process runs the model at every shape set, writing $ours/<k>/.",
+        '"$driver" --write "$ours" %s >"$ours/names.txt"' % " ".join([_quote(x) for x in sets]),
+        "status=0",
+    ] + [line for k, shape_set in enumerate(sets) for line in [
+        "inputs=()",
+        "while IFS= read -r name; do",
+        '  [[ -n "$name" ]] && inputs+=(--input "$name=$ours/%d/input_$name.npy")' % k,
+        'done <"$ours/names.txt"',
+        'mkdir -p "$ref/%d"' % k,
+        "echo %s" % _quote("shape set %d: %s" % (k, shape_set)) if shape_set else ":",
+        " ".join(interpret) + ' "${inputs[@]}" --output_dir "$ref/%d" >/dev/null' % k,
+        '"$driver" --compare "$ours/%d" "$ref/%d" --rtol %s --atol %s || status=1' % (
+            k,
+            k,
             _quote(ctx.attr.rtol),
             _quote(ctx.attr.atol),
         ),
+    ]] + [
+        'exit "$status"',
         "",
     ]), is_executable = True)
     runfiles = ctx.runfiles(files = files + [relayc])
@@ -66,12 +80,17 @@ _relay_model_test = rule(
         "driver": attr.label(mandatory = True, executable = True, cfg = "target"),
         "rtol": attr.string(mandatory = True),
         "atol": attr.string(mandatory = True),
+        "shapes": attr.string_list(),
     },
     test = True,
     toolchains = [TOOLCHAIN_TYPE],
 )
 
-def relay_model_test(name, model, rtol = "2e-3", atol = "1e-4", tags = [], **kwargs):
+def _shape_set(shapes):
+    """{"x": "4,3,32,32", "y": "4"} -> "x:4,3,32,32;y:4", what the driver reads."""
+    return ";".join(["%s:%s" % (name, dims) for name, dims in sorted(shapes.items())])
+
+def relay_model_test(name, model, rtol = "2e-3", atol = "1e-4", shapes = [], tags = [], **kwargs):
     """Tests a relay_model_library against the reference interpreter.
 
     Args:
@@ -83,6 +102,10 @@ def relay_model_test(name, model, rtol = "2e-3", atol = "1e-4", tags = [], **kwa
         differ from the interpreter's by up to 0.027, ONNX Runtime's by up to 0.025, 1.3e-3
         relative on one logit); a wrong kernel is off by far more.
       atol: absolute tolerance of float32 outputs. Other dtypes must be equal.
+      shapes: for a model with symbolic dims (dim_bounds), the input shapes to run it at, one
+        dict per run: [{"input": "1,3,32,32"}, {"input": "16,3,32,32"}]. One process runs
+        every set in turn on the one model object, each checked against the interpreter at
+        those shapes. Empty: the inputs' largest shapes (a static model's only ones).
       tags: for the test (it is always `no-remote-cache`: it runs generated code).
       **kwargs: passed to the test (size, timeout, ...).
     """
@@ -96,7 +119,7 @@ def relay_model_test(name, model, rtol = "2e-3", atol = "1e-4", tags = [], **kwa
         local_defines = [
             "RELAY_TEST_MODEL=" + model_name,
             "RELAY_TEST_HEADER=" + (package + "/" if package else "") + model_name + ".h",
-        ],
+        ] + (["RELAY_TEST_DYNAMIC=1"] if shapes else []),
         deps = [model, Label("//lowering/io:npy"), Label("//runtime:model_io")],
         testonly = True,
         tags = tags,
@@ -107,6 +130,7 @@ def relay_model_test(name, model, rtol = "2e-3", atol = "1e-4", tags = [], **kwa
         driver = ":" + name + "_driver",
         rtol = rtol,
         atol = atol,
+        shapes = [_shape_set(s) for s in shapes],
         tags = tags + [t for t in HOST_DEPENDENT if t not in tags],
         **kwargs
     )

@@ -1,21 +1,28 @@
 // The driver of relay_model_test (rules/private/model_test.bzl), compiled once per test with
 // RELAY_TEST_MODEL naming the model's class and RELAY_TEST_HEADER its header:
 //
-//   model_test --write DIR
-//       fills every input deterministically (input i from seed i + 1: floats in [-1, 1),
-//       integers in [0, 10)), runs the model once, writes DIR/input_<name>.npy and
-//       DIR/output_<i>.npy, and prints each input's name on a line of its own;
+//   model_test --write DIR [SET...]
+//       for each shape set k (one, at the inputs' largest shapes, when none is given), in one
+//       model object: sets the dynamic inputs' shapes ("x:4,3,32,32;y:4"; RELAY_TEST_DYNAMIC
+//       builds only), fills every input deterministically (input i from seed i + 1: floats in
+//       [-1, 1), integers in [0, 10)), runs the model, writes DIR/<k>/input_<name>.npy and
+//       DIR/<k>/output_<i>.npy; then prints each input's name on a line of its own;
 //   model_test --compare DIR REF_DIR --rtol R --atol A
 //       compares DIR/output_<i>.npy (ours) with REF_DIR/output_<i>.npy (the reference
 //       interpreter's): same dtype and shape; floats within |ours - ref| <= A + R * |ref|,
 //       everything else equal. Prints each output's largest errors; exit 1 naming the first
 //       element out of tolerance.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "lowering/io/npy.h"
@@ -30,32 +37,77 @@
 
 namespace {
 
-int Write(const std::string& dir) {
+// Sets the shapes of one set, "x:4,3,32,32;y:4"; false (printed) on a malformed set or a shape
+// the model refuses.
+bool SetShapes(relay_models::RELAY_TEST_MODEL& model, const std::string& set) {
+  if (set.empty()) return true;
+#ifdef RELAY_TEST_DYNAMIC
+  size_t start = 0;
+  while (start <= set.size()) {
+    const size_t end = std::min(set.find(';', start), set.size());
+    const std::string item = set.substr(start, end - start);
+    const size_t colon = item.rfind(':');
+    std::vector<int64_t> dims;
+    for (size_t p = colon + 1; colon != std::string::npos && p <= item.size();) {
+      const size_t comma = std::min(item.find(',', p), item.size());
+      dims.push_back(std::atoll(item.substr(p, comma - p).c_str()));
+      p = comma + 1;
+    }
+    const std::string name = colon == std::string::npos ? item : item.substr(0, colon);
+    int index = -1;
+    for (int i = 0; i < model.num_inputs(); ++i) {
+      if (name == model.input_name(i)) index = i;
+    }
+    if (index < 0 || model.SetInputShape(index, dims.data(), static_cast<int>(dims.size())) != 0) {
+      std::fprintf(stderr, "model_test: shape '%s': %s\n", item.c_str(),
+                   index < 0 ? "no such input" : RelayGetLastError());
+      return false;
+    }
+    start = end + 1;
+  }
+  return true;
+#else
+  std::fprintf(stderr, "model_test: shape set '%s' for a model without symbolic dims\n",
+               set.c_str());
+  return false;
+#endif
+}
+
+int Write(const std::string& dir, std::vector<std::string> sets) {
   relay_models::RELAY_TEST_MODEL model;
   if (!model.ok()) {
     std::fprintf(stderr, "model_test: cannot create the model: %s\n", RelayGetLastError());
     return 1;
   }
-  for (int i = 0; i < model.num_inputs(); ++i) {
-    relay::FillDeterministic(model.input(i), static_cast<uint64_t>(i + 1), 10);
-    const std::string path = dir + "/input_" + model.input_name(i) + ".npy";
-    if (!relay::WriteNpy(path, model.input(i))) {
-      std::fprintf(stderr, "model_test: cannot write %s\n", path.c_str());
+  if (sets.empty()) sets.push_back("");
+  for (size_t k = 0; k < sets.size(); ++k) {
+    const std::string out = dir + "/" + std::to_string(k);
+    if (mkdir(out.c_str(), 0755) != 0 && errno != EEXIST) {
+      std::fprintf(stderr, "model_test: cannot create %s\n", out.c_str());
       return 1;
     }
-    std::printf("%s\n", model.input_name(i));
-  }
-  if (model.Run() != 0) {
-    std::fprintf(stderr, "model_test: the model failed: %s\n", RelayGetLastError());
-    return 1;
-  }
-  for (int i = 0; i < model.num_outputs(); ++i) {
-    const std::string path = dir + "/output_" + std::to_string(i) + ".npy";
-    if (!relay::WriteNpy(path, model.output(i))) {
-      std::fprintf(stderr, "model_test: cannot write %s\n", path.c_str());
+    if (!SetShapes(model, sets[k])) return 1;
+    for (int i = 0; i < model.num_inputs(); ++i) {
+      relay::FillDeterministic(model.input(i), static_cast<uint64_t>(i + 1), 10);
+      const std::string path = out + "/input_" + model.input_name(i) + ".npy";
+      if (!relay::WriteNpy(path, model.input(i))) {
+        std::fprintf(stderr, "model_test: cannot write %s\n", path.c_str());
+        return 1;
+      }
+    }
+    if (model.Run() != 0) {
+      std::fprintf(stderr, "model_test: the model failed: %s\n", RelayGetLastError());
       return 1;
     }
+    for (int i = 0; i < model.num_outputs(); ++i) {
+      const std::string path = out + "/output_" + std::to_string(i) + ".npy";
+      if (!relay::WriteNpy(path, model.output(i))) {
+        std::fprintf(stderr, "model_test: cannot write %s\n", path.c_str());
+        return 1;
+      }
+    }
   }
+  for (int i = 0; i < model.num_inputs(); ++i) std::printf("%s\n", model.input_name(i));
   return 0;
 }
 
@@ -115,12 +167,14 @@ int Compare(const std::string& dir, const std::string& ref_dir, double rtol, dou
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::strcmp(argv[1], "--write") == 0) return Write(argv[2]);
+  if (argc >= 3 && std::strcmp(argv[1], "--write") == 0) {
+    return Write(argv[2], std::vector<std::string>(argv + 3, argv + argc));
+  }
   if (argc == 8 && std::strcmp(argv[1], "--compare") == 0 && std::strcmp(argv[4], "--rtol") == 0 &&
       std::strcmp(argv[6], "--atol") == 0) {
     return Compare(argv[2], argv[3], std::atof(argv[5]), std::atof(argv[7]));
   }
   std::fprintf(stderr,
-               "usage: model_test --write DIR | --compare DIR REF_DIR --rtol R --atol A\n");
+               "usage: model_test --write DIR [SET...] | --compare DIR REF_DIR --rtol R --atol A\n");
   return 2;
 }

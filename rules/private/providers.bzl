@@ -55,5 +55,6 @@ RelayModelSourceInfo = provider(
         "model": "The model File (.onnx or .relay).",
         "params": "The weights File of a .relay model, or None.",
         "input_shapes": "dict of input name -> \"d0,d1,...\", as the macro's input_shapes.",
+        "dim_bounds": "dict of dim name -> \"lo..hi[:step]\", as the macro's dim_bounds.",
     },
 )

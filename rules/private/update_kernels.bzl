@@ -48,6 +48,9 @@ def _partition_command(relay, model, out_dir, write):
     words = ['"$relayc"', "partition", '"$PWD"/' + _quote(_runfile(model.model))]
     for name, dims in sorted(model.input_shapes.items()):
         words += ["--input-shape", _quote("%s:%s" % (name, dims))]
+    if model.dim_bounds:
+        bounds = ",".join(["%s=%s" % (name, b) for name, b in sorted(model.dim_bounds.items())])
+        words += ["--dim_bounds", _quote(bounds)]
     if model.params:
         words += ["--params", '"$PWD"/' + _quote(_runfile(model.params))]
     words += ['--kernel_dir "$dir"', '--out_dir "$out/%s"' % out_dir, "--name", _quote(model.name)]
