@@ -2,13 +2,21 @@
 // reference interpreter, and compares every output with the suite's expected values.
 //
 //   bazel run //tests/onnx:conformance [-- --suite_dir=DIR --report=FILE --filter=SUBSTRING]
-//                                      [--compiled [--schedule=S] [--target=T]]
+//                                      [--compiled [--schedule=S] [--target=T]] [--dynamic]
 //
 // With --compiled, every case that passes interpreted is also partitioned (PartitionModel),
 // each kernel compiled (CompileKernelText, the code `relayc compile` runs) with each schedule
 // (default and naive, or the one --schedule names), run in process (jit::JitModel, what
 // `relayc run` runs), and compared with the expected outputs under the same tolerances. A case
 // that passes interpreted but not compiled is failed, its detail naming the schedule.
+//
+// With --dynamic (docs/dynamic-shapes.md), every case that passes interpreted is imported again
+// as an exporter with an open batch writes it: each input whose leading dim equals the first
+// input's made "N" (bounds 1..2n), the model's inferred shapes dropped. It is partitioned,
+// compiled once (default schedule, --target) and run at the case's shapes. A wrong result fails
+// the case; a refusal by a step (an op without symbolic relations, a kernel that mixes rows of
+// the batch) is listed, "dynamic refused CASE: why", and counted in "dynamic (...): P passed,
+// R refused, W wrong".
 //
 // Each case directory holds model.onnx and test_data_set_N/{input_K.pb, output_K.pb}. A case
 // is imported with the shapes of its first data set's inputs, then run on every data set.
@@ -34,6 +42,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -43,6 +52,7 @@
 #include "absl/flags/parse.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lowering/frontend/onnx/importer.h"
@@ -72,6 +82,9 @@ ABSL_FLAG(bool, compiled, false,
 ABSL_FLAG(std::string, schedule, "",
           "--compiled: the schedule to compile with (naive or default; empty: both)");
 ABSL_FLAG(std::string, target, "x86-64", "--compiled: the target to compile for");
+ABSL_FLAG(bool, dynamic, false,
+          "also import every case that passes interpreted with its leading dim symbolic, compile "
+          "it once (default schedule) and run it at the case's shapes");
 
 namespace relay {
 namespace {
@@ -105,6 +118,9 @@ struct CaseResult {
   double max_error = 0;
   std::string detail;
   int types_confirmed_by_onnx = 0;  // of the last data set's import
+  // --dynamic: "passed", or why the symbolic import, partition or compile refused the case
+  // ("refused: ..."); "" when not run. A wrong result fails the case instead.
+  std::string dynamic;
 };
 
 const char* OutcomeName(Outcome o) {
@@ -243,6 +259,94 @@ std::string CheckCompiled(const ImportedModel& imported,
     if (!diff.empty()) {
       return absl::StrCat("output ", k, " ('", imported.outputs[k], "'): ", diff);
     }
+  }
+  return "";
+}
+
+// --dynamic: the static import's options with each input whose leading dim is that of the first
+// such input made symbolic there, N in 1..2*n (docs/dynamic-shapes.md); nullopt when no input
+// has a leading dim of at least 1.
+std::optional<ImportOptions> DynamicOptions(ImportOptions options) {
+  int64_t n = 0;
+  for (const auto& [name, shape] : options.input_shapes) {
+    if (!shape.empty() && shape[0] >= 1) {
+      n = shape[0];
+      break;
+    }
+  }
+  if (n == 0) return std::nullopt;
+  absl::StatusOr<ir::DimVar> var = ir::MakeDimVar("N", 1, std::max<int64_t>(2 * n, 2), 1);
+  if (!var.ok()) return std::nullopt;
+  options.symbolic_dims = true;
+  for (auto it = options.input_shapes.begin(); it != options.input_shapes.end();) {
+    if (it->second.empty() || it->second[0] != n) {
+      ++it;
+      continue;
+    }
+    ir::Dims dims = {ir::Dim::Var(*var)};
+    for (size_t k = 1; k < it->second.size(); ++k) dims.push_back(ir::Dim::Const(it->second[k]));
+    options.input_dims[it->first] = dims;
+    it = options.input_shapes.erase(it);
+  }
+  return options;
+}
+
+// --dynamic's check of one data set: "" when the case imports with a symbolic leading dim,
+// compiles once and computes the expected outputs at its shapes; "refused: ..." when a step
+// refuses the symbolic model (an exception the note lists); anything else is a wrong result.
+std::string CheckDynamic(const onnx::ModelProto& model, const std::string& name,
+                         const ImportOptions& static_options,
+                         const std::vector<const onnx::ValueInfoProto*>& inputs,
+                         const std::vector<ir::Tensor>& input_values,
+                         const std::vector<ir::Tensor>& expected, double rtol, double atol,
+                         double* max_error) {
+  std::optional<ImportOptions> options = DynamicOptions(static_options);
+  if (!options.has_value()) return "refused: no input with a leading dim";
+  // The model as an exporter writes one with an open batch: those inputs' leading dim named,
+  // and what ONNX inferred of the static model's shapes left out.
+  onnx::ModelProto open = model;
+  open.mutable_graph()->clear_value_info();
+  for (onnx::ValueInfoProto& info : *open.mutable_graph()->mutable_input()) {
+    if (options->input_dims.count(info.name()) == 0) continue;
+    onnx::TensorShapeProto* shape = info.mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (shape->dim_size() > 0) shape->mutable_dim(0)->set_dim_param("N");
+  }
+  for (onnx::ValueInfoProto& info : *open.mutable_graph()->mutable_output()) {
+    info.mutable_type()->mutable_tensor_type()->clear_shape();
+  }
+  absl::StatusOr<ImportedModel> imported = frontend::onnx::ImportOnnxModel(open, *options, name);
+  if (!imported.ok()) return absl::StrCat("refused: import: ", imported.status().message());
+  absl::Status typed = ir::InferTypes(imported->module);
+  if (!typed.ok()) return absl::StrCat("refused: type inference: ", typed.message());
+  absl::StatusOr<passes::PartitionedModel> partitioned =
+      PartitionModel(passes::Model{imported->module, imported->params});
+  if (!partitioned.ok())
+    return absl::StrCat("refused: partition: ", partitioned.status().message());
+  jit::JitOptions jit_options;
+  jit_options.target = absl::GetFlag(FLAGS_target);
+  absl::StatusOr<std::unique_ptr<jit::JitModel>> compiled =
+      jit::JitModel::Compile(*partitioned, jit_options);
+  if (!compiled.ok()) return absl::StrCat("refused: compile: ", compiled.status().message());
+  std::map<std::string, ir::Tensor> values;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    for (const ImportedModel::Input& in : imported->inputs) {
+      if (in.onnx_name == inputs[k]->name()) values[in.name] = input_values[k];
+    }
+  }
+  std::map<std::string, ir::Tensor> args;
+  for (const auto& [input, type] : (*compiled)->Inputs()) {
+    auto it = values.find(input);
+    if (it == values.end()) return absl::StrCat("no value for the graph's input '", input, "'");
+    args.emplace(input, it->second);
+  }
+  absl::StatusOr<std::vector<ir::Tensor>> got = (*compiled)->Run(args);
+  if (!got.ok()) return absl::StrCat("run: ", got.status().message());
+  if (got->size() != expected.size()) {
+    return absl::StrCat(got->size(), " outputs, expected ", expected.size());
+  }
+  for (size_t k = 0; k < got->size(); ++k) {
+    const std::string diff = Compare((*got)[k], expected[k], rtol, atol, max_error);
+    if (!diff.empty()) return absl::StrCat("output ", k, ": ", diff);
   }
   return "";
 }
@@ -389,8 +493,8 @@ CaseResult RunCase(const fs::path& dir, const std::string& name,
                                    imported->outputs[k], "'): ", diff));
       }
     }
-    if (!absl::GetFlag(FLAGS_compiled)) continue;
-    for (const std::string& schedule : Schedules()) {
+    for (const std::string& schedule :
+         absl::GetFlag(FLAGS_compiled) ? Schedules() : std::vector<std::string>{}) {
       const std::string problem = CheckCompiled(*imported, inputs, input_values, expected, schedule,
                                                 rtol, atol, &result.max_error);
       if (!problem.empty()) {
@@ -398,7 +502,18 @@ CaseResult RunCase(const fs::path& dir, const std::string& name,
                                    set.filename().string(), ": ", problem));
       }
     }
+    if (absl::GetFlag(FLAGS_dynamic) && result.dynamic.empty()) {
+      const std::string problem = CheckDynamic(model, name, options, inputs, input_values, expected,
+                                               rtol, atol, &result.max_error);
+      if (absl::StartsWith(problem, "refused: ")) {
+        result.dynamic = problem;
+      } else if (!problem.empty()) {
+        return failed(absl::StrCat("dynamic (", absl::GetFlag(FLAGS_target), "), ",
+                                   set.filename().string(), ": ", problem));
+      }
+    }
   }
+  if (absl::GetFlag(FLAGS_dynamic) && result.dynamic.empty()) result.dynamic = "passed";
   result.outcome = Outcome::kPassed;
   return result;
 }
@@ -480,6 +595,23 @@ int Main() {
     std::printf("compiled (%s; %s): %d passed, %d passed interpreted but failed compiled\n",
                 absl::GetFlag(FLAGS_target).c_str(), absl::StrJoin(Schedules(), ", ").c_str(),
                 total[0], compiled_failed);
+  }
+  if (absl::GetFlag(FLAGS_dynamic)) {
+    // Every case that passes static but is refused dynamic, with the reason: the exceptions.
+    int dynamic_passed = 0, refused = 0, dynamic_failed = 0;
+    for (const CaseResult& r : results) {
+      if (r.outcome == Outcome::kFailed && r.detail.rfind("dynamic (", 0) == 0) ++dynamic_failed;
+      if (r.outcome != Outcome::kPassed) continue;
+      if (r.dynamic == "passed") {
+        ++dynamic_passed;
+      } else {
+        ++refused;
+        std::printf("dynamic refused %s: %s\n", r.name.c_str(),
+                    OneLine(r.dynamic.substr(sizeof("refused: ") - 1)).c_str());
+      }
+    }
+    std::printf("dynamic (%s, default): %d passed, %d refused, %d wrong\n",
+                absl::GetFlag(FLAGS_target).c_str(), dynamic_passed, refused, dynamic_failed);
   }
   int confirmed = 0;
   int cases_confirmed = 0;
