@@ -10,6 +10,11 @@
  * alias inputs. The return value is 0 on success; a non-zero value means the runtime reported
  * an error (see RelayGetLastError).
  *
+ * A dynamic kernel (K.json has "dim_args"; docs/dynamic-shapes.md) takes one more argument
+ * after its buffers: args[n] points to an int64_t array holding the call's sizes of the dims
+ * "dim_args" names, in that order. Its buffers hold the call's shapes, packed; static kernels
+ * have no such argument.
+ *
  * Plain C, no Abseil, no LLVM: model libraries link this and nothing else of ours.
  */
 #ifndef RULES_RELAY_RUNTIME_RELAY_RUNTIME_H_
