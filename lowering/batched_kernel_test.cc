@@ -1,7 +1,7 @@
 // Kernels over a symbolic batch, compiled once and run at several batch sizes: every kernel of
-// a blocked CNN partitioned with its batch symbolic, compiled for the generic and the host's
-// widest x86 target, computes at batch 1, 3 and 16 what the reference interpreter computes for
-// that kernel at that batch.
+// a blocked CNN (passes::testing::SymbolicBatchCnn) partitioned with its batch symbolic, compiled
+// for the generic and the host's widest x86 target, computes at batch 1, 3 and 16 what the
+// reference interpreter computes for that kernel at that batch.
 #include <cstring>
 #include <map>
 #include <string>
@@ -23,26 +23,6 @@ namespace {
 
 using passes::testing::RandomTensor;
 using ::testing::HasSubstr;
-
-// As symbolic_pipeline_test's model: blocked convs (16 channels read as NCHW, padded 12),
-// a residual add, pools, layout changes and a dense head.
-constexpr char kCnn[] = R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(N[1:16], 16, 12, 12), float32], %w1: Tensor[(32, 16, 3, 3), float32],
-          %w2: Tensor[(32, 32, 3, 3), float32], %w3: Tensor[(12, 32, 1, 1), float32],
-          %fc: Tensor[(10, 12), float32], %fb: Tensor[(10), float32]) {
-  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);
-  %1 = nn.relu(%0);
-  %2 = nn.conv2d(%1, %w2, padding=[1, 1]);
-  %3 = add(%2, %1);
-  %4 = nn.max_pool2d(%3, pool_size=[2, 2], strides=[2, 2]);
-  %5 = nn.conv2d(%4, %w3);
-  %6 = nn.global_avg_pool2d(%5);
-  %7 = nn.batch_flatten(%6);
-  %8 = nn.dense(%7, %fc);
-  %9 = nn.bias_add(%8, %fb);
-  nn.softmax(%9)
-}
-)";
 
 // `fn`'s parameter and result types at batch `n`.
 ir::Function At(const ir::Function& fn, int64_t n) {
@@ -79,7 +59,7 @@ std::vector<ir::Tensor> RunCompiled(const codegen::testing::LoadedKernel& kernel
 }
 
 TEST(BatchedKernelTest, EveryKernelMatchesTheInterpreterAtEveryBatch) {
-  const passes::Model model = passes::testing::ModelFromText(kCnn, {"w1", "w2", "w3", "fc", "fb"});
+  const passes::Model model = passes::testing::SymbolicBatchCnn();
   absl::StatusOr<passes::PartitionedModel> partitioned = PartitionModel(model);
   ASSERT_TRUE(partitioned.ok()) << partitioned.status();
   std::vector<std::string> targets = {"x86-64"};

@@ -1,7 +1,7 @@
-// A model with a symbolic batch, compiled once into the JIT and run at several batch sizes in
-// one process (the arena planned at the bounds, the batch passed to each dynamic kernel), against
-// the reference interpreter at each size; and the shapes it refuses, by the input's name, before
-// anything is copied.
+// A model with a symbolic batch (passes::testing::SymbolicBatchCnn), compiled once into the JIT and
+// run at several batch sizes in one process (the arena planned at the bounds, the batch passed to
+// each dynamic kernel), against the reference interpreter at each size; and the shapes it refuses,
+// by the input's name, before anything is copied.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -12,10 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lowering/interp/interpreter.h"
-#include "lowering/ir/type_infer.h"
 #include "lowering/jit/jit_model.h"
-#include "lowering/passes/specialize_dims.h"
 #include "lowering/passes/test_util.h"
 #include "lowering/pipeline.h"
 
@@ -24,38 +21,6 @@ namespace {
 
 using passes::testing::RandomTensor;
 using ::testing::HasSubstr;
-
-// A blocked CNN with a residual, pools and a dense head, and a second output in NCHW.
-constexpr char kCnn[] = R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(N[1:16], 16, 12, 12), float32], %w1: Tensor[(32, 16, 3, 3), float32],
-          %w2: Tensor[(32, 32, 3, 3), float32], %w3: Tensor[(12, 32, 1, 1), float32],
-          %fc: Tensor[(10, 12), float32], %fb: Tensor[(10), float32]) {
-  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);
-  %1 = nn.relu(%0);
-  %2 = nn.conv2d(%1, %w2, padding=[1, 1]);
-  %3 = add(%2, %1);
-  %4 = nn.max_pool2d(%3, pool_size=[2, 2], strides=[2, 2]);
-  %5 = nn.conv2d(%4, %w3);
-  %6 = nn.global_avg_pool2d(%5);
-  %7 = nn.batch_flatten(%6);
-  %8 = nn.dense(%7, %fc);
-  %9 = nn.bias_add(%8, %fb);
-  (nn.softmax(%9), %5)
-}
-)";
-
-std::vector<ir::Tensor> Reference(const passes::Model& model, const ir::Tensor& x) {
-  std::map<std::string, ir::Shape> shapes = {{"x", x.shape()}};
-  std::map<std::string, ir::Tensor> inputs = model.params;
-  for (const auto& [name, t] : model.params) shapes[name] = t.shape();
-  inputs["x"] = x;
-  absl::StatusOr<ir::Module> at = passes::SpecializeToShapes(model.module, shapes);
-  EXPECT_TRUE(at.ok()) << at.status();
-  EXPECT_TRUE(ir::InferTypes(*at).ok());
-  absl::StatusOr<interp::Value> out = interp::Run(*at, inputs);
-  EXPECT_TRUE(out.ok()) << out.status();
-  return interp::Flatten(*out);
-}
 
 // Largest |got - want| / max(1, |want|); infinity for another shape.
 double MaxRelativeError(const ir::Tensor& got, const ir::Tensor& want) {
@@ -70,7 +35,7 @@ double MaxRelativeError(const ir::Tensor& got, const ir::Tensor& want) {
 }
 
 TEST(DynamicModelTest, OneCompileRunsEveryBatch) {
-  const passes::Model model = passes::testing::ModelFromText(kCnn, {"w1", "w2", "w3", "fc", "fb"});
+  const passes::Model model = passes::testing::SymbolicBatchCnn();
   absl::StatusOr<passes::PartitionedModel> partitioned = PartitionModel(model);
   ASSERT_TRUE(partitioned.ok()) << partitioned.status();
   for (const char* schedule : {"default", "naive"}) {
@@ -86,7 +51,8 @@ TEST(DynamicModelTest, OneCompileRunsEveryBatch) {
           RandomTensor(ir::Type::Tensor({n, 16, 12, 12}, ir::DType::kFloat32), 10 + n);
       absl::StatusOr<std::vector<ir::Tensor>> got = (*jit)->Run({{"x", x}});
       ASSERT_TRUE(got.ok()) << got.status();
-      const std::vector<ir::Tensor> want = Reference(model, x);
+      const std::vector<ir::Tensor> want =
+          passes::testing::Interpret(model.module, model.params, {{"x", x}});
       ASSERT_EQ(got->size(), 2u);
       EXPECT_EQ((*got)[0].shape(), (ir::Shape{n, 10}));
       EXPECT_EQ((*got)[1].shape(), (ir::Shape{n, 12, 6, 6}));
@@ -98,7 +64,7 @@ TEST(DynamicModelTest, OneCompileRunsEveryBatch) {
 }
 
 TEST(DynamicModelTest, ShapesTheDimsDoNotAdmitAreRefusedByName) {
-  const passes::Model model = passes::testing::ModelFromText(kCnn, {"w1", "w2", "w3", "fc", "fb"});
+  const passes::Model model = passes::testing::SymbolicBatchCnn();
   absl::StatusOr<passes::PartitionedModel> partitioned = PartitionModel(model);
   ASSERT_TRUE(partitioned.ok()) << partitioned.status();
   absl::StatusOr<std::unique_ptr<JitModel>> jit = JitModel::Compile(*partitioned, {});

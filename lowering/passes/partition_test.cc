@@ -191,7 +191,7 @@ TEST(PartitionTest, GraphJsonRoundTripsAndRejectsBadGraphs) {
   EXPECT_THAT(json, HasSubstr("\"ops\": \"nn.conv2d+nn.bias_add+nn.relu\""));
 
   std::string bad = json;
-  bad.replace(bad.find("\"version\": 1"), 12, "\"version\": 9");
+  bad.replace(bad.find("\"version\": 2"), 12, "\"version\": 9");
   EXPECT_THAT(graph::GraphFromJson(bad, "m.graph.json").status().message(),
               HasSubstr("m.graph.json: error: unsupported graph version"));
   EXPECT_THAT(graph::GraphFromJson("{", "m.graph.json").status().message(),

@@ -7,6 +7,7 @@
 #include "lowering/interp/interpreter.h"
 #include "lowering/ir/text/parser.h"
 #include "lowering/ir/type_infer.h"
+#include "lowering/passes/specialize_dims.h"
 #include "lowering/support/check.h"
 
 namespace relay::passes::testing {
@@ -59,6 +60,33 @@ Model ModelFromText(const std::string& text, const std::vector<std::string>& wei
   return model;
 }
 
+Model SymbolicBatchCnn() {
+  // Blocked convs (16 channels read as NCHW, then 16-blocked, then 12 padded to 16), batch norm
+  // folded, a residual add, pooling, a dense head with softmax, and a second output in NCHW.
+  constexpr char kText[] = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(N[1:16], 16, 12, 12), float32], %w1: Tensor[(32, 16, 3, 3), float32],
+          %g: Tensor[(32), float32], %be: Tensor[(32), float32], %m: Tensor[(32), float32],
+          %var: Tensor[(32), float32], %w2: Tensor[(32, 32, 3, 3), float32],
+          %w3: Tensor[(12, 32, 1, 1), float32], %fc: Tensor[(10, 12), float32],
+          %fb: Tensor[(10), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);
+  %1 = nn.batch_norm(%0, %g, %be, %m, %var);
+  %2 = nn.relu(%1.0);
+  %3 = nn.conv2d(%2, %w2, padding=[1, 1]);
+  %4 = add(%3, %2);
+  %5 = nn.max_pool2d(%4, pool_size=[2, 2], strides=[2, 2]);
+  %6 = nn.conv2d(%5, %w3);
+  %7 = nn.relu(%6);
+  %8 = nn.global_avg_pool2d(%7);
+  %9 = nn.batch_flatten(%8);
+  %10 = nn.dense(%9, %fc);
+  %11 = nn.bias_add(%10, %fb);
+  (nn.softmax(%11), %7)
+}
+)";
+  return ModelFromText(kText, {"w1", "g", "be", "m", "var", "w2", "w3", "fc", "fb"});
+}
+
 std::map<std::string, ir::Tensor> RandomInputs(const Model& model, uint64_t seed) {
   std::map<std::string, ir::Tensor> inputs;
   for (const ir::Var& p : model.module.main()->params()) {
@@ -72,7 +100,13 @@ std::vector<ir::Tensor> Interpret(const ir::Module& module, const ParamMap& para
                                   const std::map<std::string, ir::Tensor>& inputs) {
   std::map<std::string, ir::Tensor> all = inputs;
   for (const auto& [name, tensor] : params) all[name] = tensor;
-  absl::StatusOr<interp::Value> out = interp::Run(module, all);
+  std::map<std::string, ir::Shape> shapes;
+  for (const auto& [name, tensor] : all) shapes[name] = tensor.shape();
+  absl::StatusOr<ir::Module> at = SpecializeToShapes(module, shapes);
+  RELAY_CHECK(at.ok(), std::string(at.status().message()).c_str());
+  const absl::Status typed = ir::InferTypes(*at);
+  RELAY_CHECK(typed.ok(), std::string(typed.message()).c_str());
+  absl::StatusOr<interp::Value> out = interp::Run(*at, all);
   RELAY_CHECK(out.ok(), std::string(out.status().message()).c_str());
   return interp::Flatten(*out);
 }

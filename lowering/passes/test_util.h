@@ -25,7 +25,12 @@ Model ModelFromText(const std::string& text, const std::vector<std::string>& wei
 // Seeded random values for @main's non-weight parameters (the model inputs).
 std::map<std::string, ir::Tensor> RandomInputs(const Model& model, uint64_t seed = 11);
 
-// Runs @main with the reference interpreter on inputs + weights; CHECK-fails on errors.
+// A blocked CNN over a symbolic batch, N[1:16], input %x: (N, 16, 12, 12), outputs the
+// softmax (N, 10) and a feature map (N, 12, 6, 6): the dynamic-shape tests' model.
+Model SymbolicBatchCnn();
+
+// Runs @main with the reference interpreter on inputs + weights (at the inputs' shapes, when
+// @main has symbolic dims); CHECK-fails on errors.
 std::vector<ir::Tensor> Interpret(const ir::Module& module, const ParamMap& params,
                                   const std::map<std::string, ir::Tensor>& inputs);
 

@@ -244,8 +244,9 @@ TEST(Relayc, InterpretFlattensTuples) {
   EXPECT_THAT(r.out, HasSubstr("output_1: Tensor[(4), float32] [1.5, -0.5, 2, 1]"));
 }
 
-// A model written once over a symbolic length runs at the length of the arrays it is given, and
-// refuses a length its bounds do not admit, naming the input.
+// A model written once over a symbolic length runs at the length of the arrays it is given,
+// interpreted or compiled once (run), and refuses a length its bounds do not admit, naming the
+// input.
 TEST(Relayc, InterpretRunsSymbolicDimsAtTheArraysSizes) {
   std::string dir = TempDir() + "/symbolic";
   std::vector<std::string> args = {"interpret", Testdata("symbolic_relu_add.relay")};
@@ -268,9 +269,18 @@ TEST(Relayc, InterpretRunsSymbolicDimsAtTheArraysSizes) {
   Result random = Relayc({"interpret", Testdata("symbolic_relu_add.relay"), "--random_inputs"});
   EXPECT_EQ(random.exit_code, 1);
   EXPECT_THAT(random.err, HasSubstr("input %x has the symbolic shape Tensor[(N), float32]"));
-  Result run = Relayc({"run", Testdata("symbolic_relu_add.relay"), "--random_inputs"});
-  EXPECT_EQ(run.exit_code, 1);
-  EXPECT_THAT(run.err, HasSubstr("this command needs static shapes"));
+  // run compiles the symbolic model once (its kernels take N) and runs it at the arrays' length.
+  Result run = Relayc({"run", Testdata("symbolic_relu_add.relay"), "--nokernel_cache", "--input",
+                       "x=" + dir + "/x.npy", "--input", "y=" + dir + "/y.npy"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("output_0: Tensor[(4), float32] [1.5, 0, 2, 1]"));
+  Result run_odd = Relayc({"run", Testdata("symbolic_relu_add.relay"), "--nokernel_cache",
+                           "--input", "x=" + dir + "/x3.npy", "--input", "y=" + dir + "/y3.npy"});
+  EXPECT_EQ(run_odd.exit_code, 1);
+  EXPECT_THAT(run_odd.err, HasSubstr("N = 3 is not one of 2..8:2"));
+  Result run_random = Relayc({"run", Testdata("symbolic_relu_add.relay"), "--random_inputs"});
+  EXPECT_EQ(run_random.exit_code, 1);
+  EXPECT_THAT(run_random.err, HasSubstr("random values need a static shape"));
 }
 
 TEST(Relayc, InterpretInputErrors) {

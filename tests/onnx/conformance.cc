@@ -220,6 +220,40 @@ std::vector<std::string> Schedules() {
   return {"default", "naive"};
 }
 
+// Runs `model` (compiled from `imported`) on `input_values` (in the order of `inputs`) and
+// compares with `expected`. Empty when every output matches, else what went wrong.
+std::string RunCompiled(jit::JitModel& model, const ImportedModel& imported,
+                        const std::vector<const onnx::ValueInfoProto*>& inputs,
+                        const std::vector<ir::Tensor>& input_values,
+                        const std::vector<ir::Tensor>& expected, double rtol, double atol,
+                        double* max_error) {
+  std::map<std::string, ir::Tensor> values;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    for (const ImportedModel::Input& in : imported.inputs) {
+      if (in.onnx_name == inputs[k]->name()) values[in.name] = input_values[k];
+    }
+  }
+  // Only what the partitioned graph still takes (an input the model ignores is not in it).
+  std::map<std::string, ir::Tensor> args;
+  for (const auto& [name, type] : model.Inputs()) {
+    auto it = values.find(name);
+    if (it == values.end()) return absl::StrCat("no value for the graph's input '", name, "'");
+    args.emplace(name, it->second);
+  }
+  absl::StatusOr<std::vector<ir::Tensor>> got = model.Run(args);
+  if (!got.ok()) return absl::StrCat("run: ", got.status().message());
+  if (got->size() != expected.size()) {
+    return absl::StrCat(got->size(), " outputs, expected ", expected.size());
+  }
+  for (size_t k = 0; k < got->size(); ++k) {
+    const std::string diff = Compare((*got)[k], expected[k], rtol, atol, max_error);
+    if (!diff.empty()) {
+      return absl::StrCat("output ", k, " ('", imported.outputs[k], "'): ", diff);
+    }
+  }
+  return "";
+}
+
 // Partitions, compiles (with `schedule`) and runs `imported` on `input_values` (in the order of
 // `inputs`), and compares with `expected`. Empty when every output matches, else what went wrong.
 std::string CheckCompiled(const ImportedModel& imported,
@@ -236,31 +270,7 @@ std::string CheckCompiled(const ImportedModel& imported,
   absl::StatusOr<std::unique_ptr<jit::JitModel>> model =
       jit::JitModel::Compile(*partitioned, options);
   if (!model.ok()) return absl::StrCat("compile: ", model.status().message());
-  std::map<std::string, ir::Tensor> values;
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    for (const ImportedModel::Input& in : imported.inputs) {
-      if (in.onnx_name == inputs[k]->name()) values[in.name] = input_values[k];
-    }
-  }
-  // Only what the partitioned graph still takes (an input the model ignores is not in it).
-  std::map<std::string, ir::Tensor> args;
-  for (const auto& [name, type] : (*model)->Inputs()) {
-    auto it = values.find(name);
-    if (it == values.end()) return absl::StrCat("no value for the graph's input '", name, "'");
-    args.emplace(name, it->second);
-  }
-  absl::StatusOr<std::vector<ir::Tensor>> got = (*model)->Run(args);
-  if (!got.ok()) return absl::StrCat("run: ", got.status().message());
-  if (got->size() != expected.size()) {
-    return absl::StrCat(got->size(), " outputs, expected ", expected.size());
-  }
-  for (size_t k = 0; k < got->size(); ++k) {
-    const std::string diff = Compare((*got)[k], expected[k], rtol, atol, max_error);
-    if (!diff.empty()) {
-      return absl::StrCat("output ", k, " ('", imported.outputs[k], "'): ", diff);
-    }
-  }
-  return "";
+  return RunCompiled(**model, imported, inputs, input_values, expected, rtol, atol, max_error);
 }
 
 // --dynamic: the static import's options with each input whose leading dim is that of the first
@@ -327,28 +337,7 @@ std::string CheckDynamic(const onnx::ModelProto& model, const std::string& name,
   absl::StatusOr<std::unique_ptr<jit::JitModel>> compiled =
       jit::JitModel::Compile(*partitioned, jit_options);
   if (!compiled.ok()) return absl::StrCat("refused: compile: ", compiled.status().message());
-  std::map<std::string, ir::Tensor> values;
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    for (const ImportedModel::Input& in : imported->inputs) {
-      if (in.onnx_name == inputs[k]->name()) values[in.name] = input_values[k];
-    }
-  }
-  std::map<std::string, ir::Tensor> args;
-  for (const auto& [input, type] : (*compiled)->Inputs()) {
-    auto it = values.find(input);
-    if (it == values.end()) return absl::StrCat("no value for the graph's input '", input, "'");
-    args.emplace(input, it->second);
-  }
-  absl::StatusOr<std::vector<ir::Tensor>> got = (*compiled)->Run(args);
-  if (!got.ok()) return absl::StrCat("run: ", got.status().message());
-  if (got->size() != expected.size()) {
-    return absl::StrCat(got->size(), " outputs, expected ", expected.size());
-  }
-  for (size_t k = 0; k < got->size(); ++k) {
-    const std::string diff = Compare((*got)[k], expected[k], rtol, atol, max_error);
-    if (!diff.empty()) return absl::StrCat("output ", k, ": ", diff);
-  }
-  return "";
+  return RunCompiled(**compiled, *imported, inputs, input_values, expected, rtol, atol, max_error);
 }
 
 CaseResult RunCase(const fs::path& dir, const std::string& name,
