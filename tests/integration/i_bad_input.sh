@@ -48,7 +48,7 @@ shape_case() {  # PKG SHAPES EXPECTED_MESSAGE
     "$ITEST_OUT"
   expect_grep "the error says what is wrong with the shape" "$3" "$ITEST_OUT"
 }
-shape_case shape_syntax '"input": "1,abc"' "'abc' is not a non-negative dimension"
+shape_case shape_syntax '"input": "1,abc"' "'abc' is neither a non-negative dimension nor a dim with bounds"
 shape_case shape_name '"pixels": "1,784"' "a shape is given for 'pixels', which is not an input of the model"
 shape_case shape_dims '"input": "1,785"' "input 'input': the given shape (1, 785) has 785 at dimension 1"
 
