@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lowering/assemble/generated_text.h"
+#include "lowering/support/status_macros.h"
 
 namespace relay::assemble {
 namespace {
@@ -13,27 +14,22 @@ namespace {
 using graph::Buffer;
 using graph::Graph;
 
-// Every dim variable of the graph, numbered in name order: the executor's dims array.
-std::map<std::string, int> DimIndex(const Graph& g) {
-  std::map<std::string, int> index;
+// Every dim variable of the graph's buffers (one name, one set of bounds: ir::VarsOf).
+absl::StatusOr<ir::DimVars> DimVarsOf(const Graph& g) {
+  ir::DimVars vars;
   for (const Buffer& b : g.buffers) {
-    for (const ir::Dim& d : b.dims) {
-      for (const ir::DimVar& v : d.vars()) index.emplace(v.name, 0);
-    }
-  }
-  int i = 0;
-  for (auto& [name, n] : index) n = i++;
-  return index;
-}
-
-std::map<std::string, ir::DimVar> DimVarsOf(const Graph& g) {
-  std::map<std::string, ir::DimVar> vars;
-  for (const Buffer& b : g.buffers) {
-    for (const ir::Dim& d : b.dims) {
-      for (const ir::DimVar& v : d.vars()) vars.emplace(v.name, v);
-    }
+    absl::StatusOr<ir::DimVars> more = ir::VarsOf(b.dims, std::move(vars));
+    if (!more.ok()) return more.status();
+    vars = *std::move(more);
   }
   return vars;
+}
+
+// The dims array's order: the variables numbered in name order.
+std::map<std::string, int> DimIndex(const ir::DimVars& vars) {
+  std::map<std::string, int> index;
+  for (const auto& [name, v] : vars) index.emplace(name, static_cast<int>(index.size()));
+  return index;
 }
 
 // The variable `d` is alone (N), or nullptr.
@@ -48,12 +44,6 @@ std::string DimCode(const ir::Dim& d, const std::map<std::string, int>& index,
   if (d.is_const()) return absl::StrCat(d.value());
   return d.Format(
       [&](const ir::DimVar& v) { return absl::StrCat(array, "[", index.at(v.name), "]"); });
-}
-
-std::string ShapeText(const Buffer& b) {
-  std::vector<std::string> dims;
-  for (const ir::Dim& d : b.dims) dims.push_back(d.ToString());
-  return absl::StrCat("(", absl::StrJoin(dims, ", "), ")");
 }
 
 }  // namespace
@@ -73,8 +63,9 @@ int64_t NumCallArgs(const AssembleInputs& in, size_t c) {
 
 absl::Status CheckExecutorDims(const AssembleInputs& in) {
   const Graph& g = in.graph;
+  ASSIGN_OR_RETURN(const ir::DimVars vars, DimVarsOf(g));
   std::map<std::string, bool> bound;
-  for (const auto& [name, v] : DimVarsOf(g)) bound[name] = false;
+  for (const auto& [name, v] : vars) bound[name] = false;
   for (int id : g.inputs) {
     const Buffer& b = g.buffers[id];
     for (size_t k = 0; k < b.dims.size(); ++k) {
@@ -84,7 +75,7 @@ absl::Status CheckExecutorDims(const AssembleInputs& in) {
       if (v == nullptr) {
         return absl::UnimplementedError(
             absl::StrCat("input '", b.name, "' has the axis ", k, " = ", b.dims[k].ToString(),
-                         " in ", ShapeText(b),
+                         " in ", ir::DimsToString(b.dims),
                          ": the executor binds each dim from an input axis that is the dim alone"));
       }
       bound[v->name] = true;
@@ -112,8 +103,9 @@ DynamicExecutor MakeDynamicExecutor(const std::string& name, const AssembleInput
   DynamicExecutor x;
   const Graph& g = in.graph;
   if (!IsDynamic(g)) return x;
-  const std::map<std::string, int> index = DimIndex(g);
-  const std::map<std::string, ir::DimVar> vars = DimVarsOf(g);
+  // CheckExecutorDims has read the variables already.
+  const ir::DimVars vars = *DimVarsOf(g);
+  const std::map<std::string, int> index = DimIndex(vars);
 
   // Tables.
   std::string& t = x.tables;
@@ -140,7 +132,8 @@ struct RelayDimInfo {
   std::vector<int64_t> input_shape_offset, output_shape_offset;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const Buffer& b = g.buffers[g.inputs[i]];
-    type_texts.push_back(CString(b.dims.empty() ? ir::ShapeToString(b.shape) : ShapeText(b)));
+    type_texts.push_back(
+        CString(b.dims.empty() ? ir::ShapeToString(b.shape) : ir::DimsToString(b.dims)));
     if (b.dims.empty()) {
       axis_tables.push_back("nullptr");
       input_shape_offset.push_back(-1);
