@@ -26,13 +26,19 @@ TEST(SymbolicPipelineTest, PartitionedModelMatchesTheModelAtEveryBatch) {
   ASSERT_TRUE(partitioned.ok()) << partitioned.status();
 
   // Every kernel takes the batch with its bounds in its text (so in its id), and the blocked
-  // convs survived: a symbolic batch does not cost the layouts.
-  int convs = 0;
+  // convs survived: a symbolic batch costs neither the layouts nor Winograd (batch-major, the
+  // 32 -> 32 conv on 12x12 maps).
+  int convs = 0, winograd = 0;
   for (const passes::Kernel& k : partitioned->kernels) {
     EXPECT_THAT(k.text, HasSubstr("N[1:16]")) << k.text;
     convs += absl::StrContains(k.text, "nn.contrib_conv2d_NCHWc");
+    if (absl::StrContains(k.text, "nn.winograd_output_transform")) {
+      ++winograd;
+      EXPECT_THAT(k.text, HasSubstr("batch_major=True")) << k.text;
+    }
   }
-  EXPECT_EQ(convs, 3);
+  EXPECT_EQ(convs, 2);
+  EXPECT_EQ(winograd, 1);
   // Buffers are planned at the bounds and keep their symbolic dims.
   const graph::Buffer& x = partitioned->graph.buffers[partitioned->graph.inputs[0]];
   EXPECT_EQ(x.shape, (ir::Shape{16, 16, 12, 12}));

@@ -346,7 +346,7 @@ absl::StatusOr<Value> BatchMatmul(const std::vector<Value>& args, const ir::Attr
   ASSIGN_OR_RETURN(const MatmulOperands mm, ReadMatmulOperands(args, attrs, 3));
   const auto& [a, b, ta, tb, m, ka, kb, n] = mm;
   const int64_t ba = a.shape()[0], bb = b.shape()[0];
-  if (ka != kb || (ba != bb && ba != 1 && bb != 1)) {
+  if (ka != kb || (ba != bb && ba != 1 && bb != 1 && ba % bb != 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "a ", ir::ShapeToString(a.shape()), " (transpose_a=", ta ? "True" : "False", ") and b ",
         ir::ShapeToString(b.shape()), " (transpose_b=", tb ? "True" : "False",
@@ -360,7 +360,7 @@ absl::StatusOr<Value> BatchMatmul(const std::vector<Value>& args, const ir::Attr
   std::vector<double> acc(static_cast<size_t>(batch * m * n), 0.0);
   for (int64_t p = 0; p < batch; ++p) {
     const int64_t pa = ba == 1 ? 0 : p;
-    const int64_t pb = bb == 1 ? 0 : p;
+    const int64_t pb = p % bb;  // b's batch repeats along a's (1 broadcasts)
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
         double sum = 0;

@@ -25,9 +25,20 @@ absl::StatusOr<ir::Type> ResultType(const std::string& op, const Tensor& arg,
   return ir::FindOp(op)->relation({arg.type()}, attrs);
 }
 
+// Where tile position `p` of image `n`'s tile `t` (counted within the image, of `per_image`)
+// lives in V or M [alpha^2, tiles, C] (image-interleaved) or [N * alpha^2, tiles, C]
+// (batch_major), as an element index over `channels`.
+int64_t TileIndex(bool batch_major, int64_t n, int64_t p, int64_t t, int64_t per_image,
+                  int64_t alpha, int64_t tiles, int64_t channels) {
+  const int64_t row =
+      batch_major ? (n * alpha * alpha + p) * tiles + t : p * tiles + n * per_image + t;
+  return row * channels;
+}
+
 // V[(e, u), t, c] = sum_{a, b} Bt[e][a] Bt[u][b] x[n, c, r0 + ty*m + a - top, tx*m + b - left]
 // (x zero outside; data blocked [N, C/b, H, W, b]) for the tiles of output rows [r0, r1)
-// (output_rows, all by default); tiles past the last real one are zero.
+// (output_rows, all by default); tiles past the last real one are zero (each image's, where
+// batch_major).
 absl::StatusOr<Value> InputTransform(const std::vector<Value>& args, const ir::Attrs& attrs) {
   ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"data"}));
   const Tensor& x = t[0];
@@ -44,6 +55,7 @@ absl::StatusOr<Value> InputTransform(const std::vector<Value>& args, const ir::A
   const int64_t tw =
       ir::ops::WinogradTiles(ir::ops::ConvOutputSize(w, pad.left, pad.right, 3, 1, 1), m);
   const int64_t tiles = type.shape()[1], channels = blocks * block;
+  const bool batch_major = attrs.GetBool("batch_major");
   Tensor out(type.shape(), x.dtype());
   std::vector<double> d(static_cast<size_t>(alpha * alpha));
   std::vector<double> bd(static_cast<size_t>(alpha * alpha));
@@ -73,7 +85,11 @@ absl::StatusOr<Value> InputTransform(const std::vector<Value>& args, const ir::A
           double sum = 0;
           for (int64_t b = 0; b < alpha; ++b)
             sum += bd[static_cast<size_t>(e * alpha + b)] * wm.Bt(u, b);
-          Store(&out, ((e * alpha + u) * tiles + tile) * channels + c, sum);
+          Store(&out,
+                TileIndex(batch_major, n, e * alpha + u, tile % (th * tw), th * tw, alpha, tiles,
+                          channels) +
+                    c,
+                sum);
         }
       }
     }
@@ -81,7 +97,8 @@ absl::StatusOr<Value> InputTransform(const std::vector<Value>& args, const ir::A
   return Value(out);
 }
 
-// Y[n, k/b, h, w, k%b] = sum_{e, u} At[h%m][e] At[w%m][u] M[(e, u), t(n, h/m, w/m), k].
+// Y[n, k/b, h, w, k%b] = sum_{e, u} At[h%m][e] At[w%m][u] M[(e, u), t(n, h/m, w/m), k]
+// (M's tile rows placed as TileIndex says).
 absl::StatusOr<Value> OutputTransform(const std::vector<Value>& args, const ir::Attrs& attrs) {
   ASSIGN_OR_RETURN(std::vector<Tensor> t, TensorArgs(args, {"data"}));
   const Tensor& mm = t[0];
@@ -92,17 +109,20 @@ absl::StatusOr<Value> OutputTransform(const std::vector<Value>& args, const ir::
   const int64_t m = wm.m, alpha = wm.alpha;
   const int64_t th = ir::ops::WinogradTiles(h, m), tw = ir::ops::WinogradTiles(w, m);
   const int64_t tiles = mm.shape()[1], channels = mm.shape()[2];
+  const bool batch_major = attrs.GetBool("batch_major");
   Tensor out(os, mm.dtype());
   for (int64_t n = 0; n < n_batch; ++n) {
     for (int64_t k = 0; k < channels; ++k) {
       for (int64_t y = 0; y < h; ++y) {
         for (int64_t x = 0; x < w; ++x) {
-          const int64_t tile = (n * th + y / m) * tw + x / m;
+          const int64_t tile = y / m * tw + x / m;
           double sum = 0;
           for (int64_t e = 0; e < alpha; ++e) {
             for (int64_t u = 0; u < alpha; ++u) {
               sum += wm.At(y % m, e) * wm.At(x % m, u) *
-                     mm.GetDouble(((e * alpha + u) * tiles + tile) * channels + k);
+                     mm.GetDouble(TileIndex(batch_major, n, e * alpha + u, tile, th * tw, alpha,
+                                            tiles, channels) +
+                                  k);
             }
           }
           Store(&out, (((n * blocks + k / block) * h + y) * w + x) * block + k % block, sum);

@@ -168,6 +168,34 @@ TEST(SymbolicRelationsTest, AttentionShapes) {
   EXPECT_EQ(Ok(Rel("nn.matmul", {T({N, C(8)}), S({8, 3})})), "Tensor[(N, 3), float32]");
 }
 
+TEST(SymbolicRelationsTest, WinogradOverASymbolicBatchIsBatchMajor) {
+  // F(4x4, 3x3) on 14x13 maps: 16 tiles an image, 36 positions, each image's first.
+  const AttrList in_attrs = {{"padding", AttrValue::Ints({1, 1, 1, 1})},
+                             {"tiles", AttrValue::Int(18)},
+                             {"batch_major", AttrValue::Bool(true)}};
+  const Type v = T({N * C(36), C(18), C(32)});
+  EXPECT_EQ(Ok(Rel("nn.winograd_input_transform", {T({N, C(2), C(14), C(13), C(16)})}, in_attrs)),
+            TypeToString(v));
+  // The products repeat the 36 weights along the batch.
+  EXPECT_EQ(
+      Ok(Rel("nn.batch_matmul", {v, S({36, 32, 24})}, {{"transpose_b", AttrValue::Bool(false)}})),
+      "Tensor[(36*N, 18, 24), float32]");
+  EXPECT_EQ(Ok(Rel("nn.winograd_output_transform", {T({N * C(36), C(18), C(24)})},
+                   {{"output_size", AttrValue::Ints({14, 13})},
+                    {"block", AttrValue::Int(8)},
+                    {"batch_major", AttrValue::Bool(true)}})),
+            "Tensor[(N, 3, 14, 13, 8), float32]");
+  // The image-interleaved form needs a static batch; the batch-major one whole images.
+  EXPECT_THAT(Err(Rel("nn.winograd_input_transform", {T({N, C(2), C(14), C(13), C(16)})},
+                      {{"padding", AttrValue::Ints({1, 1, 1, 1})}, {"tiles", AttrValue::Int(18)}})),
+              HasSubstr("needs batch_major=True"));
+  EXPECT_THAT(Err(Rel("nn.winograd_output_transform", {T({N * C(16), C(18), C(24)})},
+                      {{"output_size", AttrValue::Ints({14, 13})},
+                       {"block", AttrValue::Int(8)},
+                       {"batch_major", AttrValue::Bool(true)}})),
+              HasSubstr("must have a multiple of 36 tile positions"));
+}
+
 TEST(SymbolicRelationsTest, StridedSliceCutsStaticAxesOnly) {
   // The layout pass cuts padded channels this way, the batch left whole.
   EXPECT_EQ(Ok(Rel("strided_slice", {T({N, C(12), H})},

@@ -129,9 +129,11 @@ TEST(OpRegistryTest, EveryOpOfTheDocHasItsSchema) {
       {"nn.global_avg_pool2d", "(data) {layout:string=\"NCHW\", out_layout:string=\"\"} opaque"},
       {"nn.global_max_pool2d", "(data) {layout:string=\"NCHW\", out_layout:string=\"\"} opaque"},
       {"nn.winograd_input_transform",
-       "(data) {tile_size:int=4, padding:ints!, tiles:int!, output_rows:ints=[]} opaque"},
+       "(data) {tile_size:int=4, padding:ints!, tiles:int!, output_rows:ints=[], "
+       "batch_major:bool=False} opaque"},
       {"nn.winograd_output_transform",
-       "(data) {tile_size:int=4, output_size:ints!, block:int!} out-elemwise-fusable"},
+       "(data) {tile_size:int=4, output_size:ints!, block:int!, batch_major:bool=False} "
+       "out-elemwise-fusable"},
       {"sum", absl::StrCat(kReduce, " reduction")},
       {"mean", absl::StrCat(kReduce, " reduction")},
       {"max", absl::StrCat(kReduce, " reduction")},
@@ -434,8 +436,11 @@ TEST(NnRelTest, BatchMatmul) {
   EXPECT_EQ(Ok(Rel("nn.batch_matmul", {T({1, 4, 3}), T({6, 5, 4})}, {{"transpose_a", B(true)}})),
             S(T({6, 3, 5})));
   EXPECT_THAT(Err(Rel("nn.batch_matmul", {T({2, 3, 4}), T({3, 5, 4})})),
-              HasSubstr("batch 2 of 'a' (2, 3, 4) and batch 3 of 'b' (3, 5, 4) differ and "
-                        "neither is 1"));
+              HasSubstr("batch 2 of 'a' (2, 3, 4) and batch 3 of 'b' (3, 5, 4) differ, "
+                        "neither is 1, and b's does not divide a's"));
+  // b's batch repeats along a's where it divides it.
+  EXPECT_EQ(Ok(Rel("nn.batch_matmul", {T({6, 3, 4}), T({2, 4, 5})}, {{"transpose_b", B(false)}})),
+            S(T({6, 3, 5})));
   EXPECT_THAT(Err(Rel("nn.batch_matmul", {T({2, 3, 4}), T({2, 4, 5})})),
               HasSubstr("'a' (2, 3, 4) has K = 4 but 'b' (2, 4, 5) has K = 5"));
 }

@@ -1,5 +1,6 @@
 #include "lowering/passes/batch_axis.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -13,10 +14,10 @@
 namespace relay::passes {
 namespace {
 
-// Ops whose rows stay apart whenever their operands and result lead with the batch: they
-// compute each output element from the same leading index of their operands (convolutions
-// and pools in N-first layouts, products whose first operand's rows are the batch, reshapes
-// that keep the leading axis).
+// Ops whose rows stay apart whenever their operands and result lead with the batch by one
+// multiple: they compute each output element from the same leading index of their operands
+// (convolutions and pools in N-first layouts, products whose first operand's rows are the
+// batch, slices of other axes).
 bool KeepsRows(const std::string& op) {
   static const auto* const kOps = new std::set<std::string>{"nn.conv2d",
                                                             "nn.contrib_conv2d_NCHWc",
@@ -27,8 +28,6 @@ bool KeepsRows(const std::string& op) {
                                                             "layout_transform",
                                                             "nn.dense",
                                                             "nn.batch_matmul",
-                                                            "reshape",
-                                                            "nn.batch_flatten",
                                                             "strided_slice"};
   return kOps->count(op) != 0;
 }
@@ -50,18 +49,30 @@ bool LayoutsLeadWithN(const ir::Attrs& attrs) {
   return true;
 }
 
+// Ops whose rows stay apart in memory order, whatever their leading multiples of the batch:
+// row n of the result is the same elements as row n of the operand.
+bool KeepsMemoryOrder(const std::string& op) { return op == "reshape" || op == "nn.batch_flatten"; }
+
+// The Winograd transforms in their batch-major form (ir/ops/winograd.h) put an image's alpha^2
+// tile positions in its row: the batch leads data and result, by different multiples.
+bool IsBatchMajorWinograd(const ir::CallNode& call) {
+  const std::string& op = call.op()->name;
+  return (op == "nn.winograd_input_transform" || op == "nn.winograd_output_transform") &&
+         call.attrs().GetBool("batch_major");
+}
+
 class Finder {
  public:
   absl::StatusOr<BatchAxis> Run(const ir::FunctionNode& fn) {
     BatchAxis axis;
     for (const ir::Var& p : fn.params()) {
-      ASSIGN_OR_RETURN(bool b, Leading(p->checked_type(), absl::StrCat("%", p->name())));
-      axis.batched.push_back(b);
+      ASSIGN_OR_RETURN(int64_t rows, Leading(p->checked_type(), absl::StrCat("%", p->name())));
+      axis.batched.push_back(rows != 0);
     }
     const ir::Type& ret = fn.body()->checked_type();
     for (const ir::Type& t : ret.is_tuple() ? ret.fields() : std::vector<ir::Type>{ret}) {
-      ASSIGN_OR_RETURN(bool b, Leading(t, "the result"));
-      axis.batched.push_back(b);
+      ASSIGN_OR_RETURN(int64_t rows, Leading(t, "the result"));
+      axis.batched.push_back(rows != 0);
     }
     for (const ir::Expr& node : PostOrder(fn.body())) {
       const auto* call = node->As<ir::CallNode>();
@@ -76,62 +87,86 @@ class Finder {
   }
 
  private:
-  // Whether `type` (a tensor) leads with the batch; Unimplemented for any other symbolic dim.
-  absl::StatusOr<bool> Leading(const ir::Type& type, const std::string& what) {
+  // How many entries of axis 0 one row of the batch has where `type` (a tensor, or each field
+  // of a tuple alike) leads with the batch (c for a leading c*N), 0 where it has no symbolic
+  // dim; Unimplemented for any other symbolic dim.
+  absl::StatusOr<int64_t> Leading(const ir::Type& type, const std::string& what) {
     if (!type.is_tensor()) {
-      bool any = false;
+      int64_t rows = 0;
       for (const ir::Type& f : type.fields()) {
-        ASSIGN_OR_RETURN(bool b, Leading(f, what));
-        any = any || b;
+        ASSIGN_OR_RETURN(int64_t r, Leading(f, what));
+        if (r != 0 && rows != 0 && r != rows) return NotABatch(type, what);
+        rows = std::max(rows, r);
       }
-      return any;
+      return rows;
     }
     const ir::Dims dims = type.dims();
     for (size_t i = 0; i < dims.size(); ++i) {
       if (dims[i].is_const()) continue;
       const std::vector<ir::DimVar> vars = dims[i].vars();
-      const bool plain = i == 0 && vars.size() == 1 && dims[i] == ir::Dim::Var(vars[0]) &&
-                         (!var_.has_value() || *var_ == vars[0]);
-      if (!plain) {
-        return absl::UnimplementedError(absl::StrCat(
-            what, " has the type ", ir::TypeToString(type),
-            ": kernels take a symbolic dim only as one variable leading every tensor that has "
-            "it (a batch) so far"));
+      if (i != 0 || vars.size() != 1 || (var_.has_value() && *var_ != vars[0])) {
+        return NotABatch(type, what);
       }
+      absl::StatusOr<ir::Dim> rows = dims[0].DivExact(ir::Dim::Var(vars[0]));
+      if (!rows.ok() || !rows->is_const() || rows->value() < 1) return NotABatch(type, what);
       var_ = vars[0];
-      return true;
+      return rows->value();
     }
-    return false;
+    return 0;
+  }
+
+  absl::Status NotABatch(const ir::Type& type, const std::string& what) const {
+    return absl::UnimplementedError(
+        absl::StrCat(what, " has the type ", ir::TypeToString(type),
+                     ": kernels take a symbolic dim only as one variable (times a constant) "
+                     "leading every tensor that has it (a batch) so far"));
   }
 
   absl::Status CheckCall(const ir::CallNode& call) {
     const std::string& op = call.op()->name;
-    bool any_batched = false;
+    std::vector<int64_t> in_rows;
+    std::set<int64_t> multiples;  // of the batched operands and results
     for (const ir::Expr& a : call.args()) {
-      ASSIGN_OR_RETURN(bool b, Leading(a->checked_type(), op));
-      any_batched = any_batched || b;
+      ASSIGN_OR_RETURN(int64_t r, Leading(a->checked_type(), op));
+      in_rows.push_back(r);
+      if (r != 0) multiples.insert(r);
     }
-    if (!any_batched) return absl::OkStatus();
+    if (multiples.empty()) return absl::OkStatus();
     const ir::Type& out = call.checked_type();
     const std::vector<ir::Type> outs = out.is_tuple() ? out.fields() : std::vector<ir::Type>{out};
     for (const ir::Type& t : outs) {
-      ASSIGN_OR_RETURN(bool b, Leading(t, op));
-      if (!b) return Mixes(call);
+      ASSIGN_OR_RETURN(int64_t r, Leading(t, op));
+      if (r == 0) return Mixes(call);
+      multiples.insert(r);
     }
+    if (KeepsMemoryOrder(op) || IsBatchMajorWinograd(call)) return absl::OkStatus();
+    if (op == "nn.batch_matmul" && in_rows[1] == 0) {
+      // b's batch (1, or repeating along a's) must repeat within each row of a: a row's entries
+      // then read the same entries of b at every batch size.
+      const int64_t bb = call.args()[1]->checked_type().dims()[0].value();
+      return in_rows[0] % bb == 0 ? absl::OkStatus() : Mixes(call);
+    }
+    // Every other op indexes its operands' leading axis as its result's: one multiple.
+    if (multiples.size() != 1) return Mixes(call);
+    return CheckOp(call, in_rows);
+  }
+
+  absl::Status CheckOp(const ir::CallNode& call, const std::vector<int64_t>& in_rows) {
+    const std::string& op = call.op()->name;
+    const ir::Type& out = call.checked_type();
     if (KeepsRows(op)) return LayoutsLeadWithN(call.attrs()) ? absl::OkStatus() : Mixes(call);
     if (op == "nn.matmul") {
       // Rows of `a` are the batch unless it is transposed; `b` is the weight.
-      ASSIGN_OR_RETURN(bool b_batched, Leading(call.args()[1]->checked_type(), op));
-      return call.attrs().GetBool("transpose_a") || b_batched ? Mixes(call) : absl::OkStatus();
+      return call.attrs().GetBool("transpose_a") || in_rows[1] != 0 ? Mixes(call)
+                                                                    : absl::OkStatus();
     }
     if (op == "take") {
       // Rows of the data picked along another axis, or a table's rows picked per batch row; a
       // batched table read along the batch would read other rows.
-      ASSIGN_OR_RETURN(bool data_batched, Leading(call.args()[0]->checked_type(), op));
       const ir::AttrValue& axis = call.attrs().Get("axis");
       const bool along_batch = axis.is_none() || axis.AsInt() == 0 ||
                                axis.AsInt() == -call.args()[0]->checked_type().ndim();
-      return call.attrs().GetInt("batch_dims") != 0 || (data_batched && along_batch)
+      return call.attrs().GetInt("batch_dims") != 0 || (in_rows[0] != 0 && along_batch)
                  ? Mixes(call)
                  : absl::OkStatus();
     }
@@ -159,9 +194,10 @@ class Finder {
     }
     if (!elementwise || names_axis) return Mixes(call);
     // Broadcasting aligns trailing axes: a batched operand has the result's rank.
-    for (const ir::Expr& a : call.args()) {
-      ASSIGN_OR_RETURN(bool b, Leading(a->checked_type(), op));
-      if (b && a->checked_type().ndim() != out.ndim()) return Mixes(call);
+    for (size_t i = 0; i < call.args().size(); ++i) {
+      if (in_rows[i] != 0 && call.args()[i]->checked_type().ndim() != out.ndim()) {
+        return Mixes(call);
+      }
     }
     return absl::OkStatus();
   }

@@ -67,46 +67,68 @@ class WinogradRewriter {
         !AllEqual(attrs.GetInts("strides"), 1) || !AllEqual(attrs.GetInts("dilation"), 1)) {
       return Expr(nullptr);
     }
-    // The transforms write the batch and map sizes into their attributes (tiles, output_size),
-    // so a conv with a symbolic dim stays direct (docs/dynamic-shapes.md).
-    if (!data.is_static() || !out.is_static()) return Expr(nullptr);
+    // A symbolic batch takes the batch-major form (ir/ops/winograd.h), every tensor of the conv
+    // leading with it, and the choices made for one image: the smallest batch every call may
+    // have (docs/dynamic-shapes.md). Any other symbolic dim keeps the conv direct.
+    const ir::Shape ds = data.min_shape();
+    const ir::Shape os = out.min_shape();
+    const bool batch_major = !data.is_static();
+    for (int axis = 1; axis < 5; ++axis) {
+      if (!data.dims()[axis].is_const() || !out.dims()[axis].is_const()) return Expr(nullptr);
+    }
     const ir::Tensor& w = params_.at(weight->name());
     // [K/ob, C/ib, 3, 3, ib, ob]
     if (w.ndim() != 6 || w.shape()[2] != 3 || w.shape()[3] != 3) return Expr(nullptr);
-    const ir::Shape& os = out.shape();
-    const int64_t m =
-        WinogradTileFor(os[0], os[2], os[3], data.shape()[1] * data.shape()[4], os[1] * os[4]);
+    const int64_t m = WinogradTileFor(os[0], os[2], os[3], ds[1] * ds[4], os[1] * os[4]);
     if (m == 0) return Expr(nullptr);
     ASSIGN_OR_RETURN(Expr u, Transformed(*weight, attrs.GetString("kernel_layout"), m));
-    const std::vector<int64_t> bands = WinogradBands(
-        os[0], os[2], os[3], data.shape()[1] * data.shape()[4], os[1] * os[4], m, band_bytes_);
-    if (bands.size() == 1) return Band(operands[0], u, attrs, os, m, 0, os[2]);
+    const std::vector<int64_t> bands =
+        WinogradBands(os[0], os[2], os[3], ds[1] * ds[4], os[1] * os[4], m, band_bytes_);
+    const Band band{operands[0], u, attrs, os, m, batch_major};
+    if (bands.size() == 1) return band.Rows(0, os[2]);
     // Bands in order, each band's three kernels before the next band's, so that the memory
     // plan gives every band the buffers the one before it has just used (in cache).
     std::vector<Expr> parts;
     for (size_t i = 0; i < bands.size(); ++i) {
       const int64_t end = i + 1 < bands.size() ? bands[i + 1] : os[2];
-      parts.push_back(Band(operands[0], u, attrs, os, m, bands[i], end));
+      parts.push_back(band.Rows(bands[i], end));
     }
     return MakeOpCall("concatenate", {ir::TupleNode::Make(std::move(parts))},
                       {{"axis", AttrValue::Int(2)}});
   }
 
-  // The Winograd form of output rows [begin, end) of the conv (all of them: [0, OH)).
-  static Expr Band(const Expr& data, const Expr& u, const ir::Attrs& attrs, const ir::Shape& os,
-                   int64_t m, int64_t begin, int64_t end) {
-    std::vector<std::pair<std::string, AttrValue>> in_attrs = {
-        {"tile_size", AttrValue::Int(m)},
-        {"padding", AttrValue::Ints(attrs.GetInts("padding"))},
-        {"tiles", AttrValue::Int(WinogradProductRows(os[0], end - begin, os[3], m))}};
-    if (end - begin != os[2]) in_attrs.push_back({"output_rows", AttrValue::Ints({begin, end})});
-    Expr v = MakeOpCall("nn.winograd_input_transform", {data}, std::move(in_attrs));
-    Expr mm = MakeOpCall("nn.batch_matmul", {v, u}, {{"transpose_b", AttrValue::Bool(false)}});
-    return MakeOpCall("nn.winograd_output_transform", {mm},
-                      {{"tile_size", AttrValue::Int(m)},
-                       {"output_size", AttrValue::Ints({os[0], end - begin, os[3]})},
-                       {"block", AttrValue::Int(os[4])}});
-  }
+  // What every band of one conv shares: its data, transformed weight, attributes, output
+  // shape (the batch at its smallest), tile, and whether its batch is symbolic.
+  struct Band {
+    Expr data, u;
+    const ir::Attrs& attrs;
+    ir::Shape os;
+    int64_t m;
+    bool batch_major;
+
+    // The Winograd form of output rows [begin, end) of the conv (all of them: [0, OH)).
+    Expr Rows(int64_t begin, int64_t end) const {
+      std::vector<std::pair<std::string, AttrValue>> in_attrs = {
+          {"tile_size", AttrValue::Int(m)},
+          {"padding", AttrValue::Ints(attrs.GetInts("padding"))},
+          {"tiles",
+           AttrValue::Int(WinogradProductRows(batch_major ? 1 : os[0], end - begin, os[3], m))}};
+      if (end - begin != os[2]) in_attrs.push_back({"output_rows", AttrValue::Ints({begin, end})});
+      std::vector<int64_t> size = {os[0], end - begin, os[3]};
+      if (batch_major) {
+        in_attrs.push_back({"batch_major", AttrValue::Bool(true)});
+        size.erase(size.begin());
+      }
+      std::vector<std::pair<std::string, AttrValue>> out_attrs = {
+          {"tile_size", AttrValue::Int(m)},
+          {"output_size", AttrValue::Ints(size)},
+          {"block", AttrValue::Int(os[4])}};
+      if (batch_major) out_attrs.push_back({"batch_major", AttrValue::Bool(true)});
+      Expr v = MakeOpCall("nn.winograd_input_transform", {data}, std::move(in_attrs));
+      Expr mm = MakeOpCall("nn.batch_matmul", {v, u}, {{"transpose_b", AttrValue::Bool(false)}});
+      return MakeOpCall("nn.winograd_output_transform", {mm}, std::move(out_attrs));
+    }
+  };
 
   // The conv's blocked weight transformed for F(m x m, 3 x 3): a new param (once per weight
   // and m).

@@ -146,6 +146,47 @@ def @main(%x: Tensor[(2, 16, 13, 13), float32], %w0: Tensor[(16, 16, 1, 1), floa
   ExpectSameOutputs(model, rewritten, 1e-5);
 }
 
+// A symbolic batch takes the batch-major form: every tensor leads with the batch (the tile
+// matrices with 36*N rows, each image's 36 positions together), tiles and bands count one
+// image's (the choices made at the smallest batch, 1), and the values are the direct conv's
+// at every batch.
+TEST(WinogradConvTest, SymbolicBatchTakesTheBatchMajorForm) {
+  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(N[1:4], 16, 13, 13), float32], %w0: Tensor[(16, 16, 1, 1), float32],
+          %w: Tensor[(16, 16, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w0);
+  nn.conv2d(%0, %w, padding=[1, 1, 1, 1])
+})",
+                                             {"w0", "w"});
+  const Model blocked = Typed(AlterLayout(model));
+  // One image takes F(2x2): 7 x 7 tiles; a band of 3 tile rows (21 tiles, 24 rows) fits.
+  ASSERT_EQ(WinogradTileFor(1, 13, 13, 16, 16), 2);
+  const int64_t band = 16 * 24 * 32 * 4;
+  ASSERT_EQ(WinogradBands(1, 13, 13, 16, 16, 2, band), (std::vector<int64_t>{0, 6, 12}));
+  const Model rewritten = Typed(WinogradConv(blocked, band));
+  const std::string printed = ir::PrintModule(rewritten.module);
+  EXPECT_EQ(Count(printed, "batch_major=True"), 6) << printed;
+  EXPECT_THAT(printed, HasSubstr("tiles=12, output_rows=[12, 13], batch_major=True)")) << printed;
+  EXPECT_THAT(printed, HasSubstr("output_size=[6, 13], block=16, batch_major=True)")) << printed;
+  ir::Module typed = rewritten.module;
+  ASSERT_TRUE(ir::InferTypes(typed).ok());
+  ir::PrintOptions with_types;
+  with_types.show_types = true;
+  EXPECT_THAT(ir::PrintModule(typed, with_types), HasSubstr("Tensor[(16*N, 24, 16), float32]"));
+  for (int64_t n : {1, 3}) {
+    const ir::Tensor x =
+        testing::RandomTensor(ir::Type::Tensor({n, 16, 13, 13}, ir::DType::kFloat32), n);
+    const std::vector<ir::Tensor> want = testing::Interpret(model.module, model.params, {{"x", x}});
+    const std::vector<ir::Tensor> got =
+        testing::Interpret(rewritten.module, rewritten.params, {{"x", x}});
+    ASSERT_EQ(got.size(), 1u);
+    ASSERT_EQ(got[0].shape(), want[0].shape());
+    double scale = 0;
+    for (double v : want[0].ToDoubles()) scale = std::max(scale, std::abs(v));
+    EXPECT_LT(testing::MaxAbsDiff(got[0], want[0]), 1e-5 * scale) << "batch " << n;
+  }
+}
+
 // The bytes of a Winograd conv's two buffers on an h x w map (winograd_conv.h): alpha^2
 // positions of every product row, for the input's and the output's channels, in float32.
 int64_t BufferBytes(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t m) {

@@ -311,7 +311,8 @@ Result Matmul(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Ten
   return AnchorOutput(mm, out_dtype, op.name, "matmul_output");
 }
 
-// batch_matmul: out[p, m, n] = sum(A[p, m, k] * B[p, k, n]); a batch of 1 broadcasts.
+// batch_matmul: out[p, m, n] = sum(A[p, m, k] * B[p, k, n]); a batch of 1 broadcasts, and B's
+// repeats along A's where it divides it (ir/ops/nn.cc).
 Result BatchMatmul(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tensor>& in) {
   const Tensor& a = in[0];
   const Tensor& b = in[1];
@@ -331,7 +332,7 @@ Result BatchMatmul(const ir::OpDef& op, const ir::Attrs& attrs, const std::vecto
       [&](const std::vector<PrimExpr>& i) {
         IterVar k = te::ReduceAxis(kdim, "k");
         PrimExpr pa = as[0] == 1 ? Idx(0) : i[0];
-        PrimExpr pb = bs[0] == 1 ? Idx(0) : i[0];
+        PrimExpr pb = bs[0] == 1 ? Idx(0) : bs[0] == batch ? i[0] : FloorModC(i[0], bs[0]);
         PrimExpr x = GetAs(
             acc, a,
             ta ? std::vector<PrimExpr>{pa, k.var, i[1]} : std::vector<PrimExpr>{pa, i[1], k.var});

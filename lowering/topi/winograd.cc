@@ -99,7 +99,8 @@ Block Sandwich(const Block& x, int64_t rows, const std::function<double(int64_t,
   return out;
 }
 
-// nn.winograd_input_transform: data [N, C/b, H, W, b] -> V [alpha^2, tiles, C]. The data is
+// nn.winograd_input_transform: data [N, C/b, H, W, b] -> V [alpha^2, tiles, C] (or
+// [N * alpha^2, tiles, C], batch_major). The data is
 // padded (a helper stage, which the default schedule inlines) to whole tiles plus the 3x3
 // window's border; tiles past the real ones are zero. A band (output_rows) reads its tile rows
 // of the same padded planes.
@@ -116,7 +117,9 @@ Result InputTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::ve
   const int64_t th = ir::ops::WinogradTiles(rows.end - rows.begin, m);
   const int64_t tw =
       ir::ops::WinogradTiles(ir::ops::ConvOutputSize(s[3], pad.left, pad.right, 3, 1, 1), m);
-  const int64_t real = s[0] * th * tw;
+  // Batch-major (ir/ops/winograd.h) is the same tensor as the interleaved form at one image.
+  const bool batch_major = attrs.GetBool("batch_major") && s[0] > 1;
+  const int64_t real = (batch_major ? 1 : s[0]) * th * tw;  // real tiles per row of V
   const int64_t tiles = attrs.GetInt("tiles");
   Tensor src = data;
   if (pad.top != 0 || pad.left != 0 || full_th * m + 2 != s[2] || tw * m + 2 != s[3]) {
@@ -124,11 +127,12 @@ Result InputTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::ve
                     op.name);
   }
   Tensor v = te::Compute(
-      "winograd_input", {alpha * alpha, tiles, s[1] * block},
+      "winograd_input", {(batch_major ? s[0] : 1) * alpha * alpha, tiles, s[1] * block},
       [&](const std::vector<PrimExpr>& i) {
         // Zero tiles (past the real ones) read the last real tile, in bounds, and discard it.
         PrimExpr t = tiles > real ? tir::Min(i[1], Idx(real - 1)) : i[1];
-        PrimExpr n = FloorDivC(t, th * tw);
+        PrimExpr n = batch_major ? FloorDivC(i[0], alpha * alpha) : FloorDivC(t, th * tw);
+        PrimExpr p = batch_major ? FloorModC(i[0], alpha * alpha) : i[0];
         PrimExpr ty = FloorModC(FloorDivC(t, tw), th);
         PrimExpr tx = FloorModC(t, tw);
         PrimExpr cb = FloorDivC(i[2], block);
@@ -142,7 +146,7 @@ Result InputTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::ve
              Sandwich(d, alpha, [&](int64_t e, int64_t a) { return wm.Bt(e, a); })) {
           positions.insert(positions.end(), row.begin(), row.end());
         }
-        PrimExpr value = CastTo(data->dtype(), Choose(i[0], positions));
+        PrimExpr value = CastTo(data->dtype(), Choose(p, positions));
         if (tiles == real) return value;
         return tir::MakeSelect(tir::MakeBinary(ExprKind::kLT, i[1], Idx(real)), value,
                                Const(data->dtype(), 0));
@@ -151,33 +155,42 @@ Result InputTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::ve
   return std::vector<Tensor>{v};
 }
 
-// nn.winograd_output_transform: M [alpha^2, tiles, K] -> Y [N, K/b, H, W, b].
+// nn.winograd_output_transform: M [alpha^2, tiles, K] (or [N * alpha^2, tiles, K], batch_major)
+// -> Y [N, K/b, H, W, b].
 Result OutputTransform(const ir::OpDef& op, const ir::Attrs& attrs, const std::vector<Tensor>& in) {
   const Tensor& mm = in[0];
   ASSIGN_OR_RETURN(WinogradMatrices wm, ir::ops::Winograd3x3(attrs.GetInt("tile_size")));
   const std::vector<int64_t> size = attrs.GetInts("output_size");
   const int64_t block = attrs.GetInt("block");
   const int64_t m = wm.m, alpha = wm.alpha;
-  const int64_t th = ir::ops::WinogradTiles(size[1], m);
-  const int64_t tw = ir::ops::WinogradTiles(size[2], m);
-  Tensor y =
-      te::Compute("winograd_output", {size[0], mm->shape()[2] / block, size[1], size[2], block},
-                  [&](const std::vector<PrimExpr>& i) {
-                    PrimExpr ht = FloorDivC(i[2], m), hi = FloorModC(i[2], m);
-                    PrimExpr wt = FloorDivC(i[3], m), wi = FloorModC(i[3], m);
-                    PrimExpr t = Add(Mul(Add(Mul(i[0], th), ht), tw), wt);
-                    PrimExpr k = Add(Mul(i[1], block), i[4]);
-                    const Block mv = MakeBlock(alpha, [&](int64_t e, int64_t u) {
-                      return GetAs(DType::kFloat32, mm, {Idx(e * alpha + u), t, k});
-                    });
-                    std::vector<PrimExpr> rows;
-                    for (const auto& pixels :
-                         Sandwich(mv, m, [&](int64_t r, int64_t e) { return wm.At(r, e); })) {
-                      rows.push_back(Choose(wi, pixels));
-                    }
-                    return CastTo(mm->dtype(), Choose(hi, rows));
-                  },
-                  op.name, op.pattern, {"n", "c", "h", "w", "cb"});
+  // output_size is [N, H, W], or [H, W] with N from M's rows where batch_major; at one image
+  // the batch-major M is the interleaved one (ir/ops/winograd.h).
+  const bool major_attr = attrs.GetBool("batch_major");
+  const int64_t images = major_attr ? mm->shape()[0] / (alpha * alpha) : size[0];
+  const bool batch_major = major_attr && images > 1;
+  const int64_t h = size[size.size() - 2], w = size[size.size() - 1];
+  const int64_t th = ir::ops::WinogradTiles(h, m);
+  const int64_t tw = ir::ops::WinogradTiles(w, m);
+  Tensor y = te::Compute(
+      "winograd_output", {images, mm->shape()[2] / block, h, w, block},
+      [&](const std::vector<PrimExpr>& i) {
+        PrimExpr ht = FloorDivC(i[2], m), hi = FloorModC(i[2], m);
+        PrimExpr wt = FloorDivC(i[3], m), wi = FloorModC(i[3], m);
+        PrimExpr t = batch_major ? Add(Mul(ht, tw), wt) : Add(Mul(Add(Mul(i[0], th), ht), tw), wt);
+        PrimExpr k = Add(Mul(i[1], block), i[4]);
+        const Block mv = MakeBlock(alpha, [&](int64_t e, int64_t u) {
+          PrimExpr p = Idx(e * alpha + u);
+          if (batch_major) p = Add(Mul(i[0], alpha * alpha), e * alpha + u);
+          return GetAs(DType::kFloat32, mm, {p, t, k});
+        });
+        std::vector<PrimExpr> rows;
+        for (const auto& pixels :
+             Sandwich(mv, m, [&](int64_t r, int64_t e) { return wm.At(r, e); })) {
+          rows.push_back(Choose(wi, pixels));
+        }
+        return CastTo(mm->dtype(), Choose(hi, rows));
+      },
+      op.name, op.pattern, {"n", "c", "h", "w", "cb"});
   return std::vector<Tensor>{y};
 }
 

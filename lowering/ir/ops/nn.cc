@@ -269,10 +269,13 @@ absl::StatusOr<Type> BatchMatmulRel(const std::vector<Type>& args, const Attrs& 
   const Dim ba = a.dims()[0];
   const Dim bb = b.dims()[0];
   const Dim one = Dim::Const(1);
-  if (ba != bb && ba != one && bb != one) {
-    return absl::InvalidArgumentError(absl::StrCat("batch ", ba.ToString(), " of 'a' ", S(a),
-                                                   " and batch ", bb.ToString(), " of 'b' ", S(b),
-                                                   " differ and neither is 1"));
+  // b's batch repeats along a's where it divides it: the Winograd products of a batch of images,
+  // each image's alpha^2 tile positions against the same alpha^2 transformed weights.
+  const bool repeats = bb.is_const() && ba.DivExact(bb).ok();
+  if (ba != bb && ba != one && bb != one && !repeats) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch ", ba.ToString(), " of 'a' ", S(a), " and batch ", bb.ToString(),
+                     " of 'b' ", S(b), " differ, neither is 1, and b's does not divide a's"));
   }
   ASSIGN_OR_RETURN(DType out_dtype, ResolveOutDType(attrs.GetString("out_dtype"), a.dtype()));
   return Type::SymbolicTensor({ba == one ? bb : ba, mn.first, mn.second}, out_dtype);

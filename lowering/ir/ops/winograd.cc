@@ -10,6 +10,12 @@
 //   Y = nn.winograd_output_transform(M)       [N, K/b, H, W, b]:
 //       Y[n, k, h, w] = sum_{e,u} At[h%m][e] At[w%m][u] M[(e, u), t(n, h/m, w/m), k]
 //
+// batch_major=True puts the image first instead: V [N * alpha^2, T, C], V[n * alpha^2 + p, t, c]
+// with t = ty*tw + tx counting one image's tiles (T of them, the padded count per image), and M
+// likewise; output_size is then [H, W]. A batch that is symbolic (docs/dynamic-shapes.md) needs
+// it: every tensor of the conv then leads with the batch, so each kernel is its one-image kernel
+// run once per image. At N = 1 the two forms are the same tensors.
+//
 // Data and result are blocked (NCHW<b>c, rank 5): the layout pass only rewrites blocked convs.
 #include "lowering/ir/ops/winograd.h"
 
@@ -41,7 +47,16 @@ absl::StatusOr<Type> WinogradInputTransformRel(const std::vector<Type>& args, co
   RETURN_IF_ERROR(CheckFloat(data, "data"));
   ASSIGN_OR_RETURN(WinogradMatrices wm, Winograd3x3(attrs.GetInt("tile_size")));
   ASSIGN_OR_RETURN(Padding2D pad, NormalizePadding2D(attrs.GetInts("padding")));
-  const Shape& x = data.shape();
+  const bool batch_major = attrs.GetBool("batch_major");
+  const Dim n = data.dims()[0];
+  if (!batch_major && !n.is_const()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the symbolic batch of 'data' ", S(data), " needs batch_major=True"));
+  }
+  int64_t x[5] = {0, 0, 0, 0, 0};
+  for (int axis = 1; axis < 5; ++axis) {
+    ASSIGN_OR_RETURN(x[axis], StaticExtent(data, axis, "data"));
+  }
   const int64_t oh = ConvOutputSize(x[2], pad.top, pad.bottom, 3, 1, 1);
   const int64_t ow = ConvOutputSize(x[3], pad.left, pad.right, 3, 1, 1);
   if (oh <= 0 || ow <= 0) {
@@ -50,9 +65,15 @@ absl::StatusOr<Type> WinogradInputTransformRel(const std::vector<Type>& args, co
   }
   ASSIGN_OR_RETURN(RowRange rows, WinogradOutputRows(attrs, oh, wm.m));
   const int64_t tiles = attrs.GetInt("tiles");
-  RETURN_IF_ERROR(CheckTileCount(
-      tiles, x[0] * WinogradTiles(rows.end - rows.begin, wm.m) * WinogradTiles(ow, wm.m)));
-  return Type::Tensor({wm.alpha * wm.alpha, tiles, x[1] * x[4]}, data.dtype());
+  const int64_t per_image = WinogradTiles(rows.end - rows.begin, wm.m) * WinogradTiles(ow, wm.m);
+  const int64_t positions = wm.alpha * wm.alpha;
+  if (batch_major) {
+    RETURN_IF_ERROR(CheckTileCount(tiles, per_image));
+    return Type::SymbolicTensor(
+        {n * Dim::Const(positions), Dim::Const(tiles), Dim::Const(x[1] * x[4])}, data.dtype());
+  }
+  RETURN_IF_ERROR(CheckTileCount(tiles, n.value() * per_image));
+  return Type::Tensor({positions, tiles, x[1] * x[4]}, data.dtype());
 }
 
 absl::StatusOr<Type> WinogradOutputTransformRel(const std::vector<Type>& args, const Attrs& attrs) {
@@ -61,25 +82,36 @@ absl::StatusOr<Type> WinogradOutputTransformRel(const std::vector<Type>& args, c
   RETURN_IF_ERROR(CheckRank(data, "data", 3, "[alpha^2, tiles, channels]"));
   RETURN_IF_ERROR(CheckFloat(data, "data"));
   ASSIGN_OR_RETURN(WinogradMatrices wm, Winograd3x3(attrs.GetInt("tile_size")));
+  const bool batch_major = attrs.GetBool("batch_major");
   const std::vector<int64_t> size = attrs.GetInts("output_size");
   const int64_t block = attrs.GetInt("block");
-  const Shape& s = data.shape();
-  if (size.size() != 3 || size[0] < 1 || size[1] < 1 || size[2] < 1 || size[1] > kMaxWindowAttr ||
-      size[2] > kMaxWindowAttr || size[0] > kMaxWindowAttr) {
-    return absl::InvalidArgumentError("output_size must be [N, H, W], each from 1 to 2^31-1");
+  const size_t want = batch_major ? 2 : 3;
+  bool in_range = size.size() == want;
+  for (int64_t e : size) in_range = in_range && e >= 1 && e <= kMaxWindowAttr;
+  if (!in_range) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "output_size must be ", batch_major ? "[H, W]" : "[N, H, W]", ", each from 1 to 2^31-1"));
   }
-  if (s[0] != wm.alpha * wm.alpha) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("argument 'data' ", S(data), " must have ", wm.alpha * wm.alpha,
-                     " tile positions (axis 0) for tile_size=", wm.m));
+  const int64_t h = size[want - 2], w = size[want - 1];
+  const int64_t positions = wm.alpha * wm.alpha;
+  ASSIGN_OR_RETURN(const int64_t tiles, StaticExtent(data, 1, "data"));
+  ASSIGN_OR_RETURN(const int64_t channels, StaticExtent(data, 2, "data"));
+  const Dim q = data.dims()[0];
+  absl::StatusOr<Dim> n = batch_major ? q.DivExact(Dim::Const(positions)) : Dim::Const(size[0]);
+  if (!n.ok() || (!batch_major && q != Dim::Const(positions))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument 'data' ", S(data), " must have ", batch_major ? "a multiple of " : "", positions,
+        " tile positions (axis 0) for tile_size=", wm.m));
   }
-  if (block < 1 || s[2] % block != 0) {
+  if (block < 1 || channels % block != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("block=", block, " must divide the channels (axis 2) of 'data' ", S(data)));
   }
-  const int64_t needed = size[0] * WinogradTiles(size[1], wm.m) * WinogradTiles(size[2], wm.m);
-  RETURN_IF_ERROR(CheckTileCount(s[1], needed));
-  return Type::Tensor({size[0], s[2] / block, size[1], size[2], block}, data.dtype());
+  const int64_t per_image = WinogradTiles(h, wm.m) * WinogradTiles(w, wm.m);
+  RETURN_IF_ERROR(CheckTileCount(tiles, batch_major ? per_image : size[0] * per_image));
+  return Type::SymbolicTensor(
+      {*n, Dim::Const(channels / block), Dim::Const(h), Dim::Const(w), Dim::Const(block)},
+      data.dtype());
 }
 
 }  // namespace
@@ -143,9 +175,11 @@ void RegisterWinogradOps(OpRegistry* registry) {
   registry->Register({"nn.winograd_input_transform",
                       {"data"},
                       {IntAttr("tile_size", 4), RequiredAttr("padding", AttrKind::kInts),
-                       RequiredAttr("tiles", AttrKind::kInt), IntsAttr("output_rows", {})},
+                       RequiredAttr("tiles", AttrKind::kInt), IntsAttr("output_rows", {}),
+                       BoolAttr("batch_major", false)},
                       WinogradInputTransformRel,
-                      OpPattern::kOpaque});
+                      OpPattern::kOpaque,
+                      true});
   // Out-elemwise-fusable, as the conv it ends: the conv's epilogue (bias, activation, residual
   // add) fuses into it, and nothing injective does. A layout change or a resize that read it
   // inside one kernel would compute each output tile for every pixel that reads it, with its
@@ -153,9 +187,10 @@ void RegisterWinogradOps(OpRegistry* registry) {
   registry->Register({"nn.winograd_output_transform",
                       {"data"},
                       {IntAttr("tile_size", 4), RequiredAttr("output_size", AttrKind::kInts),
-                       RequiredAttr("block", AttrKind::kInt)},
+                       RequiredAttr("block", AttrKind::kInt), BoolAttr("batch_major", false)},
                       WinogradOutputTransformRel,
-                      OpPattern::kOutEWiseFusable});
+                      OpPattern::kOutEWiseFusable,
+                      true});
 }
 
 }  // namespace relay::ir::ops
