@@ -55,6 +55,10 @@ bool IsDynamic(const Graph& g) {
   return false;
 }
 
+int DimIndexOf(const AssembleInputs& in, const std::string& name) {
+  return DimIndex(*DimVarsOf(in.graph)).at(name);
+}
+
 int64_t NumCallArgs(const AssembleInputs& in, size_t c) {
   const graph::KernelCall& call = in.graph.calls[c];
   const bool dims = !in.kernels.at(call.kernel).dim_args.empty();

@@ -23,6 +23,9 @@ bool IsDynamic(const graph::Graph& g);
 // with dim_args, the pointer to its dims.
 int64_t NumCallArgs(const AssembleInputs& in, size_t c);
 
+// The position of the dim `name` in the executor's array of bound dims (State::dims).
+int DimIndexOf(const AssembleInputs& in, const std::string& name);
+
 // What the executor needs of a dynamic model, checked before anything is generated:
 // each dim is an input axis of its own in some input (the executor binds it there), and no
 // input axis is derived (H/2). InvalidArgument (Unimplemented for derived input axes) naming the

@@ -40,7 +40,8 @@ absl::StatusOr<Layout> MakeLayout(const AssembleInputs& in) {
   for (const Buffer& b : g.buffers) {
     ASSIGN_OR_RETURN(layout.bytes[b.id], CheckedBufferBytes(b));
   }
-  layout.plan = PlanMemory(g);
+  layout.row_groups = RowGroups(g, in.kernels);
+  layout.plan = PlanMemory(g, layout.row_groups);
   layout.locations.resize(g.buffers.size());
   for (const Buffer& b : g.buffers) {
     if (layout.plan.offsets[b.id] != MemoryPlan::kNotInArena) {

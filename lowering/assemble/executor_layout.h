@@ -30,6 +30,7 @@ struct OutputCopy {
 };
 
 struct Layout {
+  std::vector<RowGroup> row_groups;  // the calls run one batch row at a time (row_groups.h)
   MemoryPlan plan;
   std::vector<int64_t> bytes;  // by buffer id: dense bytes
   std::vector<Location> locations;

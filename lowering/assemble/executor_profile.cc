@@ -44,19 +44,30 @@ std::string GenerateProfiledCalls(const std::string& name, const AssembleInputs&
                     VectorBits(in.kernels.at(call.kernel)), "},\n");
   }
   absl::StrAppend(&s, "};\n\n");
+  const bool rows = !layout.row_groups.empty();
   absl::StrAppend(&s,
                   "// Run()'s calls, each timed and recorded (runtime/relay_profile.h).\n"
-                  "int RelayRunProfiled(void* const* args) {\n"
+                  "int RelayRunProfiled(void* const* args",
+                  rows ? ", const int64_t* dims" : "",
+                  ") {\n"
                   "  int32_t code = 0;\n"
                   "  int64_t start = RelayProfileNow();\n"
                   "  int64_t end = 0;\n");
-  int64_t arg_index = 0;
+  const std::vector<int64_t> arg_index = CallArgIndex(in);
+  size_t next_group = 0;
   for (size_t c = 0; c < g.calls.size(); ++c) {
-    absl::StrAppend(&s, "  ", CallStatement(in, c, arg_index), "\n");
+    if (next_group < layout.row_groups.size() &&
+        layout.row_groups[next_group].begin == static_cast<int>(c)) {
+      const RowGroup& group = layout.row_groups[next_group++];
+      absl::StrAppend(&s, RowGroupLoop(in, group, arg_index, "dims", true, "  "));
+      c = static_cast<size_t>(group.end - 1);
+      continue;
+    }
+    absl::StrAppend(&s, "  ", CallStatement(in, c, arg_index[c]), "\n");
     absl::StrAppend(&s, "  end = RelayProfileNow();\n  RelayProfileRecord(&kRelayProfileCalls[", c,
                     "], start, end);\n", c + 1 < g.calls.size() ? "  start = end;\n" : "");
-    arg_index += NumCallArgs(in, c);
   }
+  if (rows) absl::StrAppend(&s, "  (void)end;\n");
   absl::StrAppend(&s, "  return 0;\n}\n\n");
   return s;
 }

@@ -114,6 +114,16 @@ CpuNeeds CpuFeaturesNeeded(const AssembleInputs& in) {
                   absl::StrJoin(targets, " and ")};
 }
 
+std::vector<int64_t> CallArgIndex(const AssembleInputs& in) {
+  std::vector<int64_t> index;
+  int64_t next = 0;
+  for (size_t c = 0; c < in.graph.calls.size(); ++c) {
+    index.push_back(next);
+    next += NumCallArgs(in, c);
+  }
+  return index;
+}
+
 std::string CallStatement(const AssembleInputs& in, size_t c, int64_t arg_index) {
   const KernelCall& call = in.graph.calls[c];
   return absl::StrCat("if ((code = ", in.kernels.at(call.kernel).symbol, "(args + ", arg_index,
@@ -283,6 +293,7 @@ struct RelayTensorInfo {
     absl::StrAppend(&s, "  return -1;\n}\n\n");
   }
   absl::StrAppend(&s, dynamic.tables);
+  absl::StrAppend(&s, RowGroupTables(in, layout));
   if (!cuda && !g.calls.empty()) absl::StrAppend(&s, GenerateProfiledCalls(name, in, layout));
   absl::StrAppend(&s, "}  // namespace\n\n");
 
@@ -372,13 +383,22 @@ struct RelayTensorInfo {
   const bool profiled = !cuda && !g.calls.empty();
   if (profiled) {
     absl::StrAppend(&s, "  if (RelayProfiling()) {\n");
-    absl::StrAppend(&s, "    if ((code = RelayRunProfiled(args)) != 0) return code;\n");
+    absl::StrAppend(&s, "    if ((code = RelayRunProfiled(args",
+                    layout.row_groups.empty() ? "" : ", state_->dims", ")) != 0) return code;\n");
     absl::StrAppend(&s, "  } else {\n");
   }
-  int64_t arg_index = 0;
+  const std::vector<int64_t> arg_index = CallArgIndex(in);
+  size_t next_group = 0;
   for (size_t c = 0; c < g.calls.size(); ++c) {
-    absl::StrAppend(&s, profiled ? "    " : "  ", CallStatement(in, c, arg_index), "\n");
-    arg_index += NumCallArgs(in, c);
+    const std::string indent = profiled ? "    " : "  ";
+    if (next_group < layout.row_groups.size() &&
+        layout.row_groups[next_group].begin == static_cast<int>(c)) {
+      const RowGroup& group = layout.row_groups[next_group++];
+      absl::StrAppend(&s, RowGroupLoop(in, group, arg_index, "state_->dims", false, indent));
+      c = static_cast<size_t>(group.end - 1);
+      continue;
+    }
+    absl::StrAppend(&s, indent, CallStatement(in, c, arg_index[c]), "\n");
   }
   if (profiled) absl::StrAppend(&s, "  }\n");
   absl::StrAppend(&s, gpu.after_calls);

@@ -20,7 +20,7 @@ int64_t BufferBytes(const graph::Buffer& buffer) {
   return elements * ir::DTypeBytes(buffer.dtype);
 }
 
-MemoryPlan PlanMemory(const graph::Graph& graph) {
+MemoryPlan PlanMemory(const graph::Graph& graph, const std::vector<RowGroup>& row_groups) {
   const int n = static_cast<int>(graph.buffers.size());
   MemoryPlan plan;
   plan.offsets.assign(n, MemoryPlan::kNotInArena);
@@ -45,6 +45,25 @@ MemoryPlan PlanMemory(const graph::Graph& graph) {
     }
   }
 
+  // A group runs its calls once a row: what any of them touches, but its row-local
+  // buffers, is live across all of them; a row-local buffer holds one row.
+  std::vector<int64_t> row_bytes(n, -1);
+  for (const RowGroup& group : row_groups) {
+    for (int c = group.begin; c < group.end; ++c) {
+      std::vector<int> ids = graph.calls[c].args;
+      ids.insert(ids.end(), graph.calls[c].outputs.begin(), graph.calls[c].outputs.end());
+      for (int id : ids) {
+        if (plan.lifetimes[id].first == -1) continue;  // not a temporary
+        if (group.row_local.count(id)) {
+          row_bytes[id] = RowBytes(graph.buffers[id], group.batch);
+          continue;
+        }
+        plan.lifetimes[id].first = std::min(plan.lifetimes[id].first, group.begin);
+        plan.lifetimes[id].last = std::max(plan.lifetimes[id].last, group.end - 1);
+      }
+    }
+  }
+
   std::vector<int> order;
   for (int id = 0; id < n; ++id) {
     if (!in_arena[id]) {
@@ -52,7 +71,8 @@ MemoryPlan PlanMemory(const graph::Graph& graph) {
       continue;
     }
     RELAY_CHECK(plan.lifetimes[id].first != -1, "a temporary is never written");
-    plan.sizes[id] = PaddedBytes(BufferBytes(graph.buffers[id]));
+    plan.sizes[id] =
+        PaddedBytes(row_bytes[id] >= 0 ? row_bytes[id] : BufferBytes(graph.buffers[id]));
     order.push_back(id);
   }
   std::sort(order.begin(), order.end(), [&](int a, int b) {

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lowering/assemble/row_groups.h"
 #include "lowering/passes/partition.h"
 
 namespace relay::assemble {
@@ -64,9 +65,11 @@ struct MemoryPlan {
 
 // Plans the arena of `graph`: every temporary that is not a model output gets an offset, a
 // multiple of kBufferAlignment, such that buffers with overlapping lifetimes never overlap in
-// memory. Requires a valid graph (every temporary written exactly once, before it is read; see
-// graph::ValidateGraph); aborts on an invalid one. Deterministic.
-MemoryPlan PlanMemory(const graph::Graph& graph);
+// memory. A temporary that a call of one of `row_groups` touches is live from the group's first
+// call to its last at least (row_groups.h). Requires a valid graph (every temporary written
+// exactly once, before it is read; see graph::ValidateGraph); aborts on an invalid one.
+// Deterministic.
+MemoryPlan PlanMemory(const graph::Graph& graph, const std::vector<RowGroup>& row_groups = {});
 
 }  // namespace relay::assemble
 

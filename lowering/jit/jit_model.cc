@@ -199,6 +199,10 @@ struct JitModel::State {
   std::vector<std::vector<std::string>> dim_names;                // by call
   std::vector<std::unique_ptr<std::vector<int64_t>>> dim_values;  // by call
   ir::DimBindings bindings;                                       // the last run's sizes
+  // Calls run one batch row at a time (assemble/row_groups.h), and by call, the bytes by which
+  // a row moves each argument (assemble::RowSteps).
+  std::vector<assemble::RowGroup> row_groups;
+  std::vector<std::vector<int64_t>> row_bytes;  // by call
   // What the profiler reports of each call, and the strings its entries point into.
   std::vector<RelayProfileCall> profile_calls;  // by call
   std::deque<std::string> profile_strings;
@@ -293,7 +297,8 @@ absl::StatusOr<std::unique_ptr<JitModel>> JitModel::Compile(const passes::Partit
   }
 
   // Buffers: temporaries in the arena, the rest in blocks of their own.
-  const assemble::MemoryPlan plan = assemble::PlanMemory(graph);
+  state->row_groups = assemble::RowGroups(graph, metas);
+  const assemble::MemoryPlan plan = assemble::PlanMemory(graph, state->row_groups);
   ASSIGN_OR_RETURN(state->arena, AlignedBlock::Allocate(plan.arena_bytes));
   state->addresses.assign(graph.buffers.size(), nullptr);
   for (const Buffer& b : graph.buffers) {
@@ -331,6 +336,12 @@ absl::StatusOr<std::unique_ptr<JitModel>> JitModel::Compile(const passes::Partit
     state->dim_names.push_back(dims);
     state->args.push_back(std::move(args));
     state->functions.push_back(functions.at(call.kernel));
+  }
+  state->row_bytes.resize(graph.calls.size());
+  for (const assemble::RowGroup& group : state->row_groups) {
+    for (int c = group.begin; c < group.end; ++c) {
+      state->row_bytes[c] = assemble::RowSteps(graph, group, c);
+    }
   }
   DescribeCalls(graph, kernel_ops, kernel_flops, options, &state->profile_calls,
                 &state->profile_strings);
@@ -394,16 +405,62 @@ absl::Status JitModel::Execute() {
     }
   }
   const bool profiling = RelayProfiling() != 0;
-  for (size_t i = 0; i < state_->functions.size(); ++i) {
+  auto failed = [&](size_t i, int32_t rc) {
+    return absl::InternalError(absl::StrCat("call #", i, " of ", graph_.calls[i].kernel,
+                                            " returned ", rc, ": ", RelayGetLastError()));
+  };
+  size_t next_group = 0;
+  for (size_t i = 0; i < state_->functions.size();) {
+    if (next_group < state_->row_groups.size() &&
+        state_->row_groups[next_group].begin == static_cast<int>(i)) {
+      const assemble::RowGroup& group = state_->row_groups[next_group++];
+      RETURN_IF_ERROR(ExecuteRows(group, profiling));
+      i = static_cast<size_t>(group.end);
+      continue;
+    }
     RelaySetLastError(nullptr);
     const int64_t start = profiling ? RelayProfileNow() : 0;
     const int32_t rc = state_->functions[i](state_->args[i].data());
-    if (profiling && rc == 0) {
-      RelayProfileRecord(&state_->profile_calls[i], start, RelayProfileNow());
+    if (rc != 0) return failed(i, rc);
+    if (profiling) RelayProfileRecord(&state_->profile_calls[i], start, RelayProfileNow());
+    ++i;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status JitModel::ExecuteRows(const assemble::RowGroup& group, bool profiling) {
+  // Each call on one row: its batched buffers moved on by the row, the batch 1. Profiled, a
+  // call's record spans the sum of its rows' times (the records of a group laid end to end).
+  const int64_t rows = state_->bindings.at(group.batch);
+  int64_t one = 1;
+  std::vector<int64_t> spent(static_cast<size_t>(group.end - group.begin), 0);
+  std::vector<void*> args;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int c = group.begin; c < group.end; ++c) {
+      const std::vector<void*>& all = state_->args[c];
+      const std::vector<int64_t>& row_bytes = state_->row_bytes[c];
+      args.assign(all.begin(), all.end());
+      for (size_t a = 0; a < row_bytes.size(); ++a) {
+        args[a] = static_cast<uint8_t*>(all[a]) + r * row_bytes[a];
+      }
+      args.back() = &one;
+      RelaySetLastError(nullptr);
+      const int64_t start = profiling ? RelayProfileNow() : 0;
+      const int32_t rc = state_->functions[c](args.data());
+      if (rc != 0) {
+        return absl::InternalError(absl::StrCat("call #", c, " of ", graph_.calls[c].kernel,
+                                                " (batch row ", r, ") returned ", rc, ": ",
+                                                RelayGetLastError()));
+      }
+      if (profiling) spent[c - group.begin] += RelayProfileNow() - start;
     }
-    if (rc != 0) {
-      return absl::InternalError(absl::StrCat("call #", i, " of ", graph_.calls[i].kernel,
-                                              " returned ", rc, ": ", RelayGetLastError()));
+  }
+  if (profiling) {
+    int64_t at = RelayProfileNow();
+    for (int c = group.end; c-- > group.begin;) at -= spent[c - group.begin];
+    for (int c = group.begin; c < group.end; ++c) {
+      RelayProfileRecord(&state_->profile_calls[c], at, at + spent[c - group.begin]);
+      at += spent[c - group.begin];
     }
   }
   return absl::OkStatus();

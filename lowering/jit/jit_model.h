@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "lowering/assemble/row_groups.h"
 #include "lowering/ir/tensor.h"
 #include "lowering/jit/kernel_cache.h"
 #include "lowering/passes/partition.h"
@@ -105,6 +106,8 @@ class JitModel {
  private:
   struct State;
   JitModel(graph::Graph graph, std::unique_ptr<State> state);
+  // Runs the calls of `group` one batch row at a time (assemble/row_groups.h).
+  absl::Status ExecuteRows(const assemble::RowGroup& group, bool profiling);
   graph::Graph graph_;
   CompileReport report_;
   std::unique_ptr<State> state_;
