@@ -31,6 +31,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # relay_model_test allows against the reference interpreter.
 MAX_REL_ERR = 1e-4
 
+# Models built with symbolic dims (bench/BUILD's DYNAMIC_BENCH_MODELS, docs/dynamic-shapes.md):
+# the static model of the same network, and each input's shape at batch {b}. Each runs at every
+# batch of --batches, one row a batch: its time per image, and at batch 1 its time over the
+# static build's (untuned against untuned where --untuned_bin_dir is given, else tuned static
+# against the dynamic build, which takes no tuning records) in the same run.
+DYNAMIC = {
+    "resnet_dynamic": ("resnet", {"input": "{b},3,224,224"}),
+}
+
 
 def read_npy(path):
     """(shape, values as a list of numbers) of a little-endian version 1.0 .npy file."""
@@ -88,11 +97,16 @@ def run_json(cmd, env=None):
 
 
 def model_flops(bin_dir, model):
-    """Sum of the kernels' flops over the model's calls (graph.json)."""
+    """Sum of the kernels' flops over the model's calls (graph.json), and the kernel ids. A
+    dynamic model's are at the bounds of its dims; its batch's upper bound is returned too
+    (1 for a static model)."""
     with open(os.path.join(bin_dir, "models", f"{model}.graph.json")) as f:
         graph = json.load(f)
     kernels = graph["kernels"]
-    return sum(kernels[c["kernel"]]["flops"] for c in graph["calls"]), sorted(kernels)
+    bound = 1
+    for bounds in graph.get("dims", {}).values():  # "1..16" or "64..1280:32"
+        bound = max(bound, int(bounds.split("..")[1].split(":")[0]))
+    return sum(kernels[c["kernel"]]["flops"] for c in graph["calls"]), sorted(kernels), bound
 
 
 def compile_times(relayc, target, kernel_ids, work):
@@ -118,12 +132,16 @@ FLAG_SHARE = 0.02
 FLAG_PEAK = 0.25
 
 
-def profile(binary, work, env, runs):
+def profile(binary, work, env, runs, extra=(), flops_scale=1.0):
     """The profile of `runs` runs of our binary (runtime/relay_profile.h's Chrome trace):
-    per kernel call, the median time, share, %peak and bound, slowest first; and the peak."""
+    per kernel call, the median time, share, %peak and bound, slowest first; and the peak.
+    `extra`: the binary's shape flags; `flops_scale`: what a dynamic model's calls do of the
+    flops the profiler states at the bounds (batch over its upper bound; bytes stay stated at
+    the bounds, so a memory-bound call's %peak reads high)."""
     trace_path = os.path.join(work, "trace.json")
     env = dict(env, RELAY_PROFILE_TRACE=trace_path)
-    proc = subprocess.run([binary, "--out_dir", work, "--runs", str(runs), "--warmup", "1"],
+    proc = subprocess.run([binary, "--out_dir", work, "--runs", str(runs), "--warmup", "1",
+                           *extra],
                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         sys.exit(f"bench: profiling {binary} failed ({proc.returncode}):\n{proc.stderr}")
@@ -146,7 +164,8 @@ def profile(binary, work, env, runs):
     for call, ms in durations.items():
         e = info[call]
         med = statistics.median(ms)
-        flop_s = e["args"]["flops"] / (peak["peak_gflops"] * 1e9) if "peak_gflops" in peak else 0
+        flops = e["args"]["flops"] * flops_scale
+        flop_s = flops / (peak["peak_gflops"] * 1e9) if "peak_gflops" in peak else 0
         byte_s = e["args"]["bytes"] / (peak["peak_gbps"] * 1e9) if "peak_gbps" in peak else 0
         calls.append({
             "call": call,
@@ -193,6 +212,8 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--compile_times", type=int, default=1)
     p.add_argument("--results", default=os.path.join(ROOT, "bench", "results.json"))
+    p.add_argument("--batches", default="1,8",
+                   help="the batches a dynamic model (DYNAMIC) runs at")
     p.add_argument("--untuned_bin_dir", default="",
                    help="the same benchmark binaries built without tuning databases: each "
                         "round runs them too (bench/run --compare_tuning)")
@@ -208,8 +229,9 @@ def main():
     rows = []
     errors = []
     compile_cache = {}
+    batches = [int(b) for b in args.batches.split(",")]
     for model in models:
-        flops, kernel_ids = model_flops(args.bin_dir, model)
+        flops, kernel_ids, bound = model_flops(args.bin_dir, model)
         if args.compile_times:
             with tempfile.TemporaryDirectory() as work:
                 missing = [k for k in kernel_ids if k not in compile_cache]
@@ -217,8 +239,13 @@ def main():
         ctimes = [compile_cache[k] for k in kernel_ids if k in compile_cache]
         onnx = os.path.join(args.bin_dir, "models", f"{model}.onnx")
         binary = os.path.join(args.bin_dir, "bench", f"bench_{model}")
-        for t in threads:
-            work = os.path.join(out_root, f"{model}_t{t}")
+        runs = [(t, b) for t in threads for b in (batches if model in DYNAMIC else [None])]
+        for t, b in runs:
+            extra = []
+            if b is not None:
+                for name, shape in DYNAMIC[model][1].items():
+                    extra += ["--input_shape", f"{name}={shape.format(b=b)}"]
+            work = os.path.join(out_root, f"{model}_t{t}" + (f"_b{b}" if b else ""))
             os.makedirs(work, exist_ok=True)
             env = dict(os.environ, RELAY_NUM_THREADS=str(t))
             ours, ort, untuned = [], [], []
@@ -227,14 +254,15 @@ def main():
             err = None
             for r in range(args.rounds):
                 o = run_json([binary, "--out_dir", work, "--runs", str(args.runs),
-                              "--warmup", str(args.warmup)], env)
+                              "--warmup", str(args.warmup), *extra], env)
                 if o["threads"] != t:
                     sys.exit(f"bench: {model} ran with {o['threads']} threads, not {t}")
                 ours.append(o["median_ms"])
                 if untuned_binary:
                     os.makedirs(os.path.join(work, "untuned"), exist_ok=True)
                     u = run_json([untuned_binary, "--out_dir", os.path.join(work, "untuned"),
-                                  "--runs", str(args.runs), "--warmup", str(args.warmup)], env)
+                                  "--runs", str(args.runs), "--warmup", str(args.warmup),
+                                  *extra], env)
                     untuned.append(u["median_ms"])
                 x = run_json(["node", ort_script, onnx, work, str(t), str(args.runs),
                               str(args.warmup)])
@@ -249,17 +277,22 @@ def main():
                     if err > MAX_REL_ERR:
                         errors.append(f"{model} at {t} thread(s): max relative error {err:.3g}")
             ours_ms, ort_ms = statistics.median(ours), statistics.median(ort)
-            calls, peak = profile(binary, work, env, args.runs)
+            # A dynamic model's flops at the run's batch: every kernel is its one-row kernel
+            # run once a row (docs/dynamic-shapes.md), so they scale with the batch.
+            scale = b / bound if b else 1.0
+            calls, peak = profile(binary, work, env, args.runs, extra, scale)
+            flops_run = round(flops * scale)
             row = {
                 "model": model,
+                "label": f"{model[:9]} b{b}" if b else model,
                 "threads": t,
                 "ours_ms": round(ours_ms, 3),
                 "ort_ms": round(ort_ms, 3),
                 "ratio": round(ours_ms / ort_ms, 3),
                 "max_rel_err": float(f"{err:.3g}"),
-                "gflops": round(flops / ours_ms / 1e6, 2),
-                "ort_gflops": round(flops / ort_ms / 1e6, 2),
-                "flops": flops,
+                "gflops": round(flops_run / ours_ms / 1e6, 2),
+                "ort_gflops": round(flops_run / ort_ms / 1e6, 2),
+                "flops": flops_run,
                 "kernels": len(kernel_ids),
                 "target": args.target,
                 "ort_version": x["version"],
@@ -275,9 +308,15 @@ def main():
             if "fork_join_us" in peak:
                 row["parallel_loops"] = peak["parallel_loops"]
                 row["fork_join_us"] = peak["fork_join_us"]
+            if b:
+                row["batch"] = b
+                row["per_image_ms"] = round(ours_ms / b, 3)
+                row["ort_per_image_ms"] = round(ort_ms / b, 3)
             row["slowest"] = calls[:3]
             rows.append(row)
             print_row(row, header=len(rows) == 1)
+            if b:
+                print_dynamic(row, rows)
             row["flagged"] = print_profile(calls, peak)
 
     with open(args.results, "w") as f:
@@ -289,6 +328,25 @@ def main():
     if errors:
         sys.exit("bench: outputs differ from ONNX Runtime's by more than %g:\n  %s"
                  % (MAX_REL_ERR, "\n  ".join(errors)))
+
+
+def print_dynamic(row, rows):
+    """A dynamic model's row: per image, against its batch-1 row, and at batch 1 against the
+    static build's row of the same run and thread count (untuned where both have that)."""
+    line = (f"    per image: {row['per_image_ms']:.3f} ms (ONNX Runtime "
+            f"{row['ort_per_image_ms']:.3f} ms)")
+    first = [r for r in rows if r["model"] == row["model"] and r["threads"] == row["threads"]
+             and r.get("batch") == 1]
+    if first and row["batch"] != 1:
+        line += f", {row['per_image_ms'] / first[0]['per_image_ms']:.3f}x batch 1's"
+    static = [r for r in rows if r["model"] == DYNAMIC[row["model"]][0]
+              and r["threads"] == row["threads"]]
+    if static and row["batch"] == 1:
+        key = "untuned_ms" if "untuned_ms" in row and "untuned_ms" in static[0] else "ours_ms"
+        row["vs_static"] = round(row[key] / static[0][key], 3)
+        line += (f"; {row['vs_static']:.3f}x the static build "
+                 f"({'untuned' if key == 'untuned_ms' else 'tuned static, untuned dynamic'})")
+    print(line, flush=True)
 
 
 def print_row(row, header):
@@ -304,7 +362,7 @@ def print_row(row, header):
                         enumerate(zip(cols, widths))))
     comp = (f"{row['compile_median_s']:.2f}/{row['compile_max_s']:.2f}"
             if "compile_median_s" in row else "-")
-    vals = [row["model"], str(row["threads"]), f"{row['ours_ms']:.2f}", f"{row['ort_ms']:.2f}",
+    vals = [row.get("label", row["model"]), str(row["threads"]), f"{row['ours_ms']:.2f}", f"{row['ort_ms']:.2f}",
             f"{row['ratio']:.2f}", f"{row['gflops']:.1f}", f"{row['ort_gflops']:.1f}",
             f"{row['max_rel_err']:.2e}", comp]
     if tuned:

@@ -2,7 +2,11 @@
 // model's relay_model_library).
 //
 //   bench_<model> --out_dir DIR [--runs N] [--warmup W] [--int_range R]
+//                 [--input_shape NAME=D0,D1,...]...
 //
+// --input_shape gives a model built with symbolic dims (BENCH_DYNAMIC) the shape of an input
+// for every run (its C++ API's SetInputShape; docs/dynamic-shapes.md); a static model refuses
+// it.
 // Fills every input deterministically (floats in [-1, 1) from a fixed LCG, integers in
 // [0, R)), writes them as DIR/input_<name>.npy, runs the model W times untimed and N times
 // timed, writes the outputs of the last run as DIR/output_<i>.npy and prints one JSON line:
@@ -16,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/model_io.h"
@@ -39,8 +44,26 @@ double NowMs() {
 
 }  // namespace
 
+// "NAME=D0,D1,..." as the input's name and its dims; false if malformed.
+bool ParseInputShape(const std::string& text, std::string* name, std::vector<int64_t>* dims) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) return false;
+  *name = text.substr(0, eq);
+  dims->clear();
+  size_t at = eq + 1;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string part = text.substr(at, comma - at);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return false;
+    dims->push_back(std::atoll(part.c_str()));
+    at = comma + 1;
+  }
+  return true;
+}
+
 int main(int argc, char** argv) {
   std::string out_dir;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
   int runs = 20, warmup = 3;
   int64_t int_range = 1000;
   for (int i = 1; i < argc; ++i) {
@@ -60,6 +83,13 @@ int main(int argc, char** argv) {
       warmup = std::atoi(v);
     } else if (const char* v = value("--int_range")) {
       int_range = std::atoll(v);
+    } else if (const char* v = value("--input_shape")) {
+      std::pair<std::string, std::vector<int64_t>> shape;
+      if (!ParseInputShape(v, &shape.first, &shape.second)) {
+        std::fprintf(stderr, "bench: --input_shape %s: expected NAME=D0,D1,...\n", v);
+        return 2;
+      }
+      shapes.push_back(shape);
     } else {
       std::fprintf(stderr, "bench: unknown flag '%s'\n", argv[i]);
       return 2;
@@ -75,6 +105,23 @@ int main(int argc, char** argv) {
   if (!model.ok()) {
     std::fprintf(stderr, "bench: cannot create the model: %s\n", RelayGetLastError());
     return 1;
+  }
+  for (const auto& [name, dims] : shapes) {
+#ifdef BENCH_DYNAMIC
+    int index = -1;
+    for (int i = 0; i < model.num_inputs(); ++i) {
+      if (name == model.input_name(i)) index = i;
+    }
+    if (index < 0 || model.SetInputShape(index, dims.data(), static_cast<int>(dims.size())) != 0) {
+      std::fprintf(stderr, "bench: --input_shape %s: %s\n", name.c_str(),
+                   index < 0 ? "no such input" : RelayGetLastError());
+      return 2;
+    }
+#else
+    std::fprintf(stderr, "bench: --input_shape %s: %s has static shapes\n", name.c_str(),
+                 BENCH_STR(BENCH_MODEL));
+    return 2;
+#endif
   }
   for (int i = 0; i < model.num_inputs(); ++i) {
     relay::TensorView in = model.input(i);
