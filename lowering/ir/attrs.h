@@ -60,6 +60,10 @@ struct AttrSpec {
   // For a kInts spec: a lone int is kept as an int instead of becoming a one-element list
   // (split's indices_or_sections: `2` means two sections, `[2]` means split at index 2).
   bool keep_int = false;
+  // An attribute added to an op after kernels that use it were keyed: the canonical text
+  // (PrintOptions::explicit_attrs) leaves it out at its default, so those kernels keep their
+  // text and id, and the default means what the op did before it existed.
+  bool added_later = false;
 };
 
 // Converts a parsed value to the spec's kind: ints widen to floats, an int list of one element

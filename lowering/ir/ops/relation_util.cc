@@ -580,6 +580,11 @@ AttrSpec FloatAttr(std::string name, double default_value) {
   return AttrSpec{std::move(name), AttrKind::kFloat, AttrValue::Float(default_value)};
 }
 
+AttrSpec AddedLater(AttrSpec spec) {
+  spec.added_later = true;
+  return spec;
+}
+
 AttrSpec BoolAttr(std::string name, bool default_value) {
   return AttrSpec{std::move(name), AttrKind::kBool, AttrValue::Bool(default_value)};
 }

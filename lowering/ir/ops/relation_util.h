@@ -198,6 +198,8 @@ AttrSpec IntAttr(std::string name, int64_t default_value);
 AttrSpec FloatAttr(std::string name, double default_value);
 AttrSpec BoolAttr(std::string name, bool default_value);
 AttrSpec StringAttr(std::string name, std::string default_value);
+// `spec` marked AttrSpec::added_later (left out of canonical texts at its default).
+AttrSpec AddedLater(AttrSpec spec);
 AttrSpec IntsAttr(std::string name, std::vector<int64_t> default_value);
 AttrSpec FloatsAttr(std::string name, std::vector<double> default_value);
 AttrSpec RequiredAttr(std::string name, AttrKind kind);

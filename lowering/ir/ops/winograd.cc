@@ -176,7 +176,7 @@ void RegisterWinogradOps(OpRegistry* registry) {
                       {"data"},
                       {IntAttr("tile_size", 4), RequiredAttr("padding", AttrKind::kInts),
                        RequiredAttr("tiles", AttrKind::kInt), IntsAttr("output_rows", {}),
-                       BoolAttr("batch_major", false)},
+                       AddedLater(BoolAttr("batch_major", false))},
                       WinogradInputTransformRel,
                       OpPattern::kOpaque,
                       true});
@@ -184,13 +184,14 @@ void RegisterWinogradOps(OpRegistry* registry) {
   // add) fuses into it, and nothing injective does. A layout change or a resize that read it
   // inside one kernel would compute each output tile for every pixel that reads it, with its
   // tile positions no longer unrolled (docs/cpu-performance.md, "Winograd convolutions").
-  registry->Register({"nn.winograd_output_transform",
-                      {"data"},
-                      {IntAttr("tile_size", 4), RequiredAttr("output_size", AttrKind::kInts),
-                       RequiredAttr("block", AttrKind::kInt), BoolAttr("batch_major", false)},
-                      WinogradOutputTransformRel,
-                      OpPattern::kOutEWiseFusable,
-                      true});
+  registry->Register(
+      {"nn.winograd_output_transform",
+       {"data"},
+       {IntAttr("tile_size", 4), RequiredAttr("output_size", AttrKind::kInts),
+        RequiredAttr("block", AttrKind::kInt), AddedLater(BoolAttr("batch_major", false))},
+       WinogradOutputTransformRel,
+       OpPattern::kOutEWiseFusable,
+       true});
 }
 
 }  // namespace relay::ir::ops

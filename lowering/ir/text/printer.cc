@@ -240,8 +240,8 @@ class Printer {
       for (const AttrSpec& s : call.op()->attrs) {
         if (s.name == name) spec = &s;
       }
-      if (!options_.explicit_attrs && spec != nullptr && !spec->required &&
-          SameAttrValue(value, spec->default_value)) {
+      if ((!options_.explicit_attrs || (spec != nullptr && spec->added_later)) && spec != nullptr &&
+          !spec->required && SameAttrValue(value, spec->default_value)) {
         continue;
       }
       parts->push_back(absl::StrCat(name, "=", AttrValueToString(value)));

@@ -26,7 +26,8 @@ struct PrintOptions {
   // Appends ` /* ty=Tensor[...] */` to each binding and result whose node has a checked type.
   bool show_types = false;
   // Prints every attribute, also those equal to their default: the canonical form of a kernel,
-  // whose text must not depend on which defaults a future schema adds.
+  // whose text must not depend on which defaults a future schema adds. Attributes marked
+  // AttrSpec::added_later are still left out at their default.
   bool explicit_attrs = false;
   // Appends the metadata section with the values of tensor constants; without it (for dumps of
   // large models) a comment says how many were left out, and the text does not parse back.

@@ -249,6 +249,24 @@ TEST(PrinterTest, ExplicitAttrsForKernels) {
   EXPECT_TRUE(eq.Equal(module.Lookup("k"), again.Lookup("k")));
 }
 
+// An attribute added to an op after kernels were keyed (AttrSpec::added_later) stays out of
+// the canonical text at its default, so those kernels keep their text and id; set, it prints.
+TEST(PrinterTest, ExplicitAttrsLeaveOutLaterAttributesAtTheirDefault) {
+  Module module = Parse(
+      "def @k(%p0: Tensor[(1, 2, 14, 13, 16), float32], Primitive=1) {\n"
+      "  nn.winograd_input_transform(%p0, padding=[1, 1, 1, 1], tiles=18)\n"
+      "}\n"
+      "def @m(%p0: Tensor[(1, 2, 14, 13, 16), float32], Primitive=1) {\n"
+      "  nn.winograd_input_transform(%p0, padding=[1, 1, 1, 1], tiles=18, batch_major=True)\n"
+      "}\n");
+  PrintOptions explicit_attrs;
+  explicit_attrs.explicit_attrs = true;
+  EXPECT_THAT(PrintFunction(*module.Lookup("k"), explicit_attrs),
+              HasSubstr("tile_size=4, padding=[1, 1, 1, 1], tiles=18, output_rows=[])"));
+  EXPECT_THAT(PrintFunction(*module.Lookup("m"), explicit_attrs),
+              HasSubstr("output_rows=[], batch_major=True)"));
+}
+
 TEST(PrinterTest, ShowTypes) {
   Module module = Parse(
       "def @main(%x: Tensor[(2, 3), float32]) {\n"
