@@ -5,12 +5,14 @@
 //   int32_t k_<id>(void* const* args)   args: the buffers (inputs, outputs), then an int64
 //                                       array of the call's dims: args[n] = &{N}
 //
-//   let N = dims[0]
-//   for (b, 0, N) { <row's body, each batched buffer's index + b*row_elements> }
+//   for (r, 0, dims[0]) { k_<id>_compute(<each batched buffer + r * its row>, ...) }
 //
-// Static kernels keep their calling convention: only a dynamic kernel has the dims argument
-// (runtime/relay_runtime.h). The row's parallel loops stay inside: each row is split across the
-// thread pool as the one-row kernel splits it.
+// The loop is the code generator's (PrimFunc::row_elements): the body stays the one-row
+// kernel's, compiled as the static kernel's function is (the same loads, alignment and alias
+// facts), and only its buffers' base addresses move from row to row. Static kernels keep their
+// calling convention: only a dynamic kernel has the dims argument (runtime/relay_runtime.h).
+// The row's parallel loops stay inside: each row is split across the thread pool as the
+// one-row kernel splits it.
 #ifndef RULES_RELAY_LOWERING_TIR_BATCH_LOOP_H_
 #define RULES_RELAY_LOWERING_TIR_BATCH_LOOP_H_
 

@@ -165,6 +165,16 @@ std::string PrimFuncToString(const PrimFunc& func) {
                                   absl::StrJoin(dims, ", "), "]"));
   }
   std::string out = absl::StrCat("func ", func.name, "(", absl::StrJoin(params, ", "), ") {\n");
+  if (!func.row_elements.empty()) {
+    std::vector<std::string> moved;
+    for (size_t i = 0; i < func.params.size(); ++i) {
+      if (func.row_elements[i] != 0) {
+        moved.push_back(absl::StrCat(func.params[i]->name(), " += ", func.row_elements[i]));
+      }
+    }
+    absl::StrAppend(&out, "  // once per row of ", func.dim_args[0], " = dims[0], moving ",
+                    absl::StrJoin(moved, ", "), " a row\n");
+  }
   Print(func.body, 1, &out);
   return out + "}\n";
 }

@@ -114,6 +114,11 @@ struct PrimFunc {
   // after the buffers, holds, in order ({"N"}). Empty for a static kernel, which has no such
   // parameter.
   std::vector<std::string> dim_args;
+  // A kernel over a symbolic batch (tir/batch_loop.h): per parameter, the elements of one row
+  // of a batched buffer (0 for the others and for dims). `body` computes one row, and the kernel
+  // runs it once per row of the batch dims[0], each batched buffer moved on by a row. Empty for
+  // any other kernel.
+  std::vector<int64_t> row_elements;
 };
 
 // Deterministic, indented text: "for (i, 0, 64) parallel {", "out[(i*64) + j] = ...;",

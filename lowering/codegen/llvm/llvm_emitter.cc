@@ -1,6 +1,7 @@
 #include "lowering/codegen/llvm/llvm_emitter.h"
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -56,10 +57,16 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> LlvmEmitter::Run() {
       llvm::FunctionType::get(b_.getInt32Ty(), param_types, false), llvm::Function::InternalLinkage,
       func_.name + "_compute", module_.get());
   SetFunctionAttributes(compute);
+  const bool rows = !func_.row_elements.empty();
+  if (rows) {
+    // One row's body, compiled as the static kernel's is; the wrapper calls it once a row.
+    compute->addFnAttr(llvm::Attribute::NoInline);
+  }
   for (size_t i = 0; i < func_.params.size(); ++i) {
     compute->addParamAttr(i, llvm::Attribute::NoAlias);
     compute->addParamAttr(i, llvm::Attribute::NoCapture);
-    compute->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(kBufferAlign)));
+    compute->addParamAttr(
+        i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(ParamAlign(func_, i))));
     const int64_t bytes = BufferBytes(*func_.params[i]);
     if (bytes > 0) {
       compute->addParamAttr(
@@ -76,7 +83,11 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> LlvmEmitter::Run() {
     llvm::Value* raw = b_.CreateAlignedLoad(i8ptr, slot, llvm::Align(8));
     pointers.push_back(b_.CreateBitCast(raw, param_types[i]));
   }
-  b_.CreateRet(b_.CreateCall(compute, pointers));
+  if (rows) {
+    EmitRowLoop(kernel, compute, pointers);
+  } else {
+    b_.CreateRet(b_.CreateCall(compute, pointers));
+  }
 
   // The computation.
   state_ = FunctionState();
@@ -98,6 +109,64 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> LlvmEmitter::Run() {
         absl::StrCat("kernel ", func_.name, ": generated LLVM IR is invalid: ", message));
   }
   return std::move(module_);
+}
+
+// The wrapper of a kernel over a symbolic batch (tir/batch_loop.h): `compute` once per row of
+// dims[0] (the last parameter), each batched buffer moved on by a row; the first nonzero status
+// returns.
+void LlvmEmitter::EmitRowLoop(llvm::Function* kernel, llvm::Function* compute,
+                              const std::vector<llvm::Value*>& pointers) {
+  llvm::BasicBlock* entry = b_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "row.header", kernel);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "row.body", kernel);
+  llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx_, "row.next", kernel);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "row.done", kernel);
+  llvm::BasicBlock* failed = llvm::BasicBlock::Create(ctx_, "row.failed", kernel);
+  llvm::Value* count = b_.CreateAlignedLoad(b_.getInt64Ty(), pointers.back(), llvm::Align(8));
+  b_.CreateBr(header);
+
+  b_.SetInsertPoint(header);
+  llvm::PHINode* row = b_.CreatePHI(b_.getInt64Ty(), 2, "row");
+  row->addIncoming(b_.getInt64(0), entry);
+  b_.CreateCondBr(b_.CreateICmpSLT(row, count), body, done);
+
+  b_.SetInsertPoint(body);
+  std::vector<llvm::Value*> moved;
+  for (size_t i = 0; i < pointers.size(); ++i) {
+    const int64_t step = func_.row_elements[i];
+    moved.push_back(step == 0
+                        ? pointers[i]
+                        : b_.CreateInBoundsGEP(MemoryType(func_.params[i]->dtype()), pointers[i],
+                                               b_.CreateMul(row, b_.getInt64(step))));
+  }
+  llvm::Value* status = b_.CreateCall(compute, moved);
+  b_.CreateCondBr(b_.CreateICmpNE(status, b_.getInt32(0)), failed, next);
+
+  b_.SetInsertPoint(next);
+  row->addIncoming(b_.CreateAdd(row, b_.getInt64(1)), next);
+  b_.CreateBr(header);
+
+  b_.SetInsertPoint(failed);
+  b_.CreateRet(status);
+  b_.SetInsertPoint(done);
+  b_.CreateRet(b_.getInt32(0));
+}
+
+// The alignment a parameter's pointer has: the executor's buffer alignment, or for a buffer a
+// kernel over a batch moves by rows, what every row's start keeps of it.
+int64_t LlvmEmitter::ParamAlign(const tir::PrimFunc& func, size_t i) {
+  const int64_t align = kBufferAlign;
+  if (func.row_elements.empty() || func.row_elements[i] == 0) return align;
+  const int64_t row_bytes = func.row_elements[i] * ir::DTypeBytes(func.params[i]->dtype());
+  return std::gcd(align, row_bytes);
+}
+
+// The alignment of `buffer`'s pointer: a parameter's (ParamAlign), else the allocations'.
+uint64_t LlvmEmitter::BufferAlign(const BufferNode* buffer) const {
+  for (size_t i = 0; i < func_.params.size(); ++i) {
+    if (func_.params[i].get() == buffer) return static_cast<uint64_t>(ParamAlign(func_, i));
+  }
+  return kBufferAlign;
 }
 
 // ---- Types and attributes.

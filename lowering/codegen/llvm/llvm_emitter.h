@@ -74,6 +74,10 @@ class LlvmEmitter : public CodeGenBase<llvm::Value*> {
   llvm::Type* ValueType(DType t);
   llvm::Type* MemoryType(DType t);
   void SetFunctionAttributes(llvm::Function* fn);
+  void EmitRowLoop(llvm::Function* kernel, llvm::Function* compute,
+                   const std::vector<llvm::Value*>& pointers);
+  static int64_t ParamAlign(const tir::PrimFunc& func, size_t i);
+  uint64_t BufferAlign(const tir::BufferNode* buffer) const;
   void FinishEntryBlock();
   llvm::AllocaInst* CreateEntryAlloca(llvm::Type* type, unsigned align, const std::string& name);
   void MakeAliasScopes(const std::vector<const BufferNode*>& buffers);

@@ -119,7 +119,7 @@ absl::Status LlvmEmitter::EmitParallelFor(const Stmt& s, llvm::Value* min, llvm:
   for (const ExprNode* v : cap_vars) vars_[v] = field(next++);
   for (const BufferNode* b : cap_buffers) {
     llvm::Value* p = field(next++);
-    b_.CreateAlignmentAssumption(module_->getDataLayout(), p, kBufferAlign);
+    b_.CreateAlignmentAssumption(module_->getDataLayout(), p, BufferAlign(b));
     buffers_[b] = p;
   }
   if (can_fail) state_.status_slot = field(next++);
