@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lowering/ir/text/printer.h"
@@ -124,16 +125,23 @@ def @main(%x: Tensor[(1, 16, 25, 25), float32], %w0: Tensor[(16, 16, 1, 1), floa
   ExpectSameOutputs(model, rewritten, 1e-5);
 }
 
+// A 16 -> 16 3x3 conv on 13x13 maps after a 1x1 conv (which makes its input blocked), with the
+// batch `batch` ("2", or a symbolic "N[1:4]").
+Model ThreeByThreeAfterOneByOne(const std::string& batch) {
+  return testing::ModelFromText(absl::StrCat(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[()",
+                                             batch, R"(, 16, 13, 13), float32],
+          %w0: Tensor[(16, 16, 1, 1), float32], %w: Tensor[(16, 16, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w0);
+  nn.conv2d(%0, %w, padding=[1, 1, 1, 1])
+})"),
+                                {"w0", "w"});
+}
+
 // Bands of a batch: each band's tiles are its rows of every image (tiles n-major), and the
 // join puts every image's rows back together.
 TEST(WinogradConvTest, BandsOfABatchKeepEveryImageRows) {
-  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(2, 16, 13, 13), float32], %w0: Tensor[(16, 16, 1, 1), float32],
-          %w: Tensor[(16, 16, 3, 3), float32]) {
-  %0 = nn.conv2d(%x, %w0);
-  nn.conv2d(%0, %w, padding=[1, 1, 1, 1])
-})",
-                                             {"w0", "w"});
+  const Model model = ThreeByThreeAfterOneByOne("2");
   const Model blocked = Typed(AlterLayout(model));
   // 2 images of 4 x 4 tiles: 32 rows, padded to 36; 2 bands of 2 tile rows each.
   const int64_t bytes = 36 * 36 * 32 * 4;
@@ -151,13 +159,7 @@ def @main(%x: Tensor[(2, 16, 13, 13), float32], %w0: Tensor[(16, 16, 1, 1), floa
 // image's (the choices made at the smallest batch, 1), and the values are the direct conv's
 // at every batch.
 TEST(WinogradConvTest, SymbolicBatchTakesTheBatchMajorForm) {
-  const Model model = testing::ModelFromText(R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(N[1:4], 16, 13, 13), float32], %w0: Tensor[(16, 16, 1, 1), float32],
-          %w: Tensor[(16, 16, 3, 3), float32]) {
-  %0 = nn.conv2d(%x, %w0);
-  nn.conv2d(%0, %w, padding=[1, 1, 1, 1])
-})",
-                                             {"w0", "w"});
+  const Model model = ThreeByThreeAfterOneByOne("N[1:4]");
   const Model blocked = Typed(AlterLayout(model));
   // One image takes F(2x2): 7 x 7 tiles; a band of 3 tile rows (21 tiles, 24 rows) fits.
   ASSERT_EQ(WinogradTileFor(1, 13, 13, 16, 16), 2);
